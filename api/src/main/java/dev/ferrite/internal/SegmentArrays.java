@@ -1,0 +1,137 @@
+package dev.ferrite.internal;
+
+import dev.ferrite.DoubleArray;
+import dev.ferrite.IntArray;
+import dev.ferrite.LongArray;
+import dev.ferrite.OutOfBoundsException;
+import dev.ferrite.Segment;
+
+/**
+ * The typed, {@code long}-indexed views of a segment. Each access is one shift and the segment's
+ * own access; in checked backends the index is checked first, because a huge index shifted left
+ * could wrap around to a valid offset.
+ */
+final class SegmentArrays {
+
+    private SegmentArrays() {
+    }
+
+    private static OutOfBoundsException indexError(long i, long length, String type) {
+        return new OutOfBoundsException("index " + i + " is outside a " + type + " view of " + length
+                + " elements (valid indices: [0, " + length + "))");
+    }
+
+    static final class Doubles implements DoubleArray {
+        private final Segment segment;
+        private final long length;
+        private final boolean checked;
+
+        Doubles(Segment segment, boolean checked) {
+            this.segment = segment;
+            this.length = segment.size() >>> 3;
+            this.checked = checked;
+        }
+
+        @Override
+        public long length() {
+            return length;
+        }
+
+        @Override
+        public double get(long i) {
+            if (checked && Long.compareUnsigned(i, length) >= 0) {
+                throw indexError(i, length, "double");
+            }
+            return segment.getDouble(i << 3);
+        }
+
+        @Override
+        public void set(long i, double v) {
+            if (checked && Long.compareUnsigned(i, length) >= 0) {
+                throw indexError(i, length, "double");
+            }
+            segment.putDouble(i << 3, v);
+        }
+
+        @Override
+        public Segment segment() {
+            return segment;
+        }
+    }
+
+    static final class Longs implements LongArray {
+        private final Segment segment;
+        private final long length;
+        private final boolean checked;
+
+        Longs(Segment segment, boolean checked) {
+            this.segment = segment;
+            this.length = segment.size() >>> 3;
+            this.checked = checked;
+        }
+
+        @Override
+        public long length() {
+            return length;
+        }
+
+        @Override
+        public long get(long i) {
+            if (checked && Long.compareUnsigned(i, length) >= 0) {
+                throw indexError(i, length, "long");
+            }
+            return segment.getLong(i << 3);
+        }
+
+        @Override
+        public void set(long i, long v) {
+            if (checked && Long.compareUnsigned(i, length) >= 0) {
+                throw indexError(i, length, "long");
+            }
+            segment.putLong(i << 3, v);
+        }
+
+        @Override
+        public Segment segment() {
+            return segment;
+        }
+    }
+
+    static final class Ints implements IntArray {
+        private final Segment segment;
+        private final long length;
+        private final boolean checked;
+
+        Ints(Segment segment, boolean checked) {
+            this.segment = segment;
+            this.length = segment.size() >>> 2;
+            this.checked = checked;
+        }
+
+        @Override
+        public long length() {
+            return length;
+        }
+
+        @Override
+        public int get(long i) {
+            if (checked && Long.compareUnsigned(i, length) >= 0) {
+                throw indexError(i, length, "int");
+            }
+            return segment.getInt(i << 2);
+        }
+
+        @Override
+        public void set(long i, int v) {
+            if (checked && Long.compareUnsigned(i, length) >= 0) {
+                throw indexError(i, length, "int");
+            }
+            segment.putInt(i << 2, v);
+        }
+
+        @Override
+        public Segment segment() {
+            return segment;
+        }
+    }
+}

@@ -1,0 +1,55 @@
+package dev.ferrite.backend.unsafe;
+
+import dev.ferrite.internal.AbstractSegment;
+import dev.ferrite.internal.MappedChunkPool;
+import dev.ferrite.internal.MemoryAccess;
+import dev.ferrite.internal.SegmentMemory;
+import java.nio.MappedByteBuffer;
+
+/**
+ * Reaches memory with {@code sun.misc.Unsafe} through a flat table of chunk base addresses per
+ * segment, so an access is a shift, a mask, a load and the access itself. Unmaps extents at once
+ * when the pool closes. Public so the {@code shm} backend can use it.
+ */
+public final class UnsafeMemoryAccess implements MemoryAccess {
+
+    /** The one instance. */
+    public static final UnsafeMemoryAccess INSTANCE = new UnsafeMemoryAccess();
+
+    private UnsafeMemoryAccess() {
+    }
+
+    /** @return whether Unsafe is usable on this JVM */
+    public static boolean isUsable() {
+        return UnsafeAccess.UNSAFE != null;
+    }
+
+    /** @return why Unsafe is not usable, or an empty string */
+    public static String unusableReason() {
+        return UnsafeAccess.UNAVAILABLE_REASON;
+    }
+
+    @Override
+    public Object chunkTable(MappedChunkPool pool, int[] chunks) {
+        long[] bases = new long[chunks.length];
+        for (int i = 0; i < chunks.length; i++) {
+            bases[i] = UnsafeAccess.address(pool.extentOf(chunks[i])) + pool.offsetInExtent(chunks[i]);
+        }
+        return bases;
+    }
+
+    @Override
+    public AbstractSegment newHandle(SegmentMemory memory) {
+        return new UnsafeSegment(memory);
+    }
+
+    @Override
+    public void unmap(MappedByteBuffer extent) {
+        UnsafeAccess.UNSAFE.invokeCleaner(extent);
+    }
+
+    @Override
+    public boolean isChecked() {
+        return UnsafeBackend.CHECKS;
+    }
+}

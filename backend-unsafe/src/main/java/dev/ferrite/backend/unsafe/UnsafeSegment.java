@@ -1,0 +1,239 @@
+package dev.ferrite.backend.unsafe;
+
+import dev.ferrite.Region;
+import dev.ferrite.internal.AbstractSegment;
+import dev.ferrite.internal.SegmentMemory;
+import sun.misc.Unsafe;
+
+/**
+ * A segment handle that reaches its chunks through a table of base addresses: the chunk for an
+ * offset is {@code base[off >>> chunkShift]}, the position in it {@code off & chunkMask}. Values
+ * that straddle two chunks take a byte-by-byte path behind one predictable branch. Range and
+ * closed checks only with {@code -Dferrite.checks=true}; atomic accesses are always checked,
+ * since a misaligned one could silently straddle chunks.
+ */
+final class UnsafeSegment extends AbstractSegment {
+
+    private static final Unsafe U = UnsafeAccess.UNSAFE;
+    private static final boolean CHECKS = UnsafeBackend.CHECKS;
+
+    private final long[] base;
+    private final long lastShort;
+    private final long lastInt;
+    private final long lastLong;
+
+    UnsafeSegment(SegmentMemory memory) {
+        super(memory);
+        this.base = (long[]) memory.chunkTable();
+        this.lastShort = chunkSize - 2;
+        this.lastInt = chunkSize - 4;
+        this.lastLong = chunkSize - 8;
+    }
+
+    private long address(long off) {
+        return base[(int) (off >>> chunkShift)] + (off & chunkMask);
+    }
+
+    @Override
+    public byte getByte(long off) {
+        if (CHECKS) {
+            check(off, 1);
+        }
+        return U.getByte(address(off));
+    }
+
+    @Override
+    public void putByte(long off, byte v) {
+        if (CHECKS) {
+            check(off, 1);
+        }
+        U.putByte(address(off), v);
+    }
+
+    @Override
+    public short getShort(long off) {
+        if (CHECKS) {
+            check(off, 2);
+        }
+        long p = off & chunkMask;
+        if (p <= lastShort) {
+            return U.getShort(base[(int) (off >>> chunkShift)] + p);
+        }
+        return (short) getStraddling(off, 2);
+    }
+
+    @Override
+    public void putShort(long off, short v) {
+        if (CHECKS) {
+            check(off, 2);
+        }
+        long p = off & chunkMask;
+        if (p <= lastShort) {
+            U.putShort(base[(int) (off >>> chunkShift)] + p, v);
+        } else {
+            putStraddling(off, v, 2);
+        }
+    }
+
+    @Override
+    public char getChar(long off) {
+        return (char) getShort(off);
+    }
+
+    @Override
+    public void putChar(long off, char v) {
+        putShort(off, (short) v);
+    }
+
+    @Override
+    public int getInt(long off) {
+        if (CHECKS) {
+            check(off, 4);
+        }
+        long p = off & chunkMask;
+        if (p <= lastInt) {
+            return U.getInt(base[(int) (off >>> chunkShift)] + p);
+        }
+        return (int) getStraddling(off, 4);
+    }
+
+    @Override
+    public void putInt(long off, int v) {
+        if (CHECKS) {
+            check(off, 4);
+        }
+        long p = off & chunkMask;
+        if (p <= lastInt) {
+            U.putInt(base[(int) (off >>> chunkShift)] + p, v);
+        } else {
+            putStraddling(off, v, 4);
+        }
+    }
+
+    @Override
+    public long getLong(long off) {
+        if (CHECKS) {
+            check(off, 8);
+        }
+        long p = off & chunkMask;
+        if (p <= lastLong) {
+            return U.getLong(base[(int) (off >>> chunkShift)] + p);
+        }
+        return getStraddling(off, 8);
+    }
+
+    @Override
+    public void putLong(long off, long v) {
+        if (CHECKS) {
+            check(off, 8);
+        }
+        long p = off & chunkMask;
+        if (p <= lastLong) {
+            U.putLong(base[(int) (off >>> chunkShift)] + p, v);
+        } else {
+            putStraddling(off, v, 8);
+        }
+    }
+
+    @Override
+    public float getFloat(long off) {
+        return Float.intBitsToFloat(getInt(off));
+    }
+
+    @Override
+    public void putFloat(long off, float v) {
+        putInt(off, Float.floatToRawIntBits(v));
+    }
+
+    @Override
+    public double getDouble(long off) {
+        if (CHECKS) {
+            check(off, 8);
+        }
+        long p = off & chunkMask;
+        if (p <= lastLong) {
+            return U.getDouble(base[(int) (off >>> chunkShift)] + p);
+        }
+        return Double.longBitsToDouble(getStraddling(off, 8));
+    }
+
+    @Override
+    public void putDouble(long off, double v) {
+        if (CHECKS) {
+            check(off, 8);
+        }
+        long p = off & chunkMask;
+        if (p <= lastLong) {
+            U.putDouble(base[(int) (off >>> chunkShift)] + p, v);
+        } else {
+            putStraddling(off, Double.doubleToRawLongBits(v), 8);
+        }
+    }
+
+    @Override
+    public int getIntVolatile(long off) {
+        checkAtomic(off, 4);
+        return U.getIntVolatile(null, address(off));
+    }
+
+    @Override
+    public void putIntVolatile(long off, int v) {
+        checkAtomic(off, 4);
+        U.putIntVolatile(null, address(off), v);
+    }
+
+    @Override
+    public void putIntOrdered(long off, int v) {
+        checkAtomic(off, 4);
+        U.putOrderedInt(null, address(off), v);
+    }
+
+    @Override
+    public boolean compareAndSetInt(long off, int expect, int update) {
+        checkAtomic(off, 4);
+        return U.compareAndSwapInt(null, address(off), expect, update);
+    }
+
+    @Override
+    public int getAndAddInt(long off, int delta) {
+        checkAtomic(off, 4);
+        return U.getAndAddInt(null, address(off), delta);
+    }
+
+    @Override
+    public long getLongVolatile(long off) {
+        checkAtomic(off, 8);
+        return U.getLongVolatile(null, address(off));
+    }
+
+    @Override
+    public void putLongVolatile(long off, long v) {
+        checkAtomic(off, 8);
+        U.putLongVolatile(null, address(off), v);
+    }
+
+    @Override
+    public void putLongOrdered(long off, long v) {
+        checkAtomic(off, 8);
+        U.putOrderedLong(null, address(off), v);
+    }
+
+    @Override
+    public boolean compareAndSetLong(long off, long expect, long update) {
+        checkAtomic(off, 8);
+        return U.compareAndSwapLong(null, address(off), expect, update);
+    }
+
+    @Override
+    public long getAndAddLong(long off, long delta) {
+        checkAtomic(off, 8);
+        return U.getAndAddLong(null, address(off), delta);
+    }
+
+    @Override
+    protected Region chunkRegion(int chunk, int offsetInChunk, int length, long segmentOffset) {
+        int id = memory.chunks()[chunk];
+        return new UnsafeRegion(base[chunk] + offsetInChunk, length, segmentOffset,
+                memory.pool().extentOf(id), memory.pool().offsetInExtent(id) + offsetInChunk);
+    }
+}

@@ -1,0 +1,20 @@
+package dev.ferrite.backend.unsafe;
+
+import dev.ferrite.Ferrite;
+import dev.ferrite.spi.MemoryBackend;
+import dev.ferrite.testkit.BulkContract;
+import dev.ferrite.testkit.ChunkPoolContract;
+import dev.ferrite.testkit.LargeSegmentContract;
+import dev.ferrite.testkit.LeakDetectionContract;
+import dev.ferrite.testkit.ModelPropertyContract;
+import dev.ferrite.testkit.SegmentAccessContract;
+
+/** The {@code unsafe} backend against the whole contract suite. */
+class UnsafeContractTest implements SegmentAccessContract, BulkContract, ChunkPoolContract, ModelPropertyContract,
+        LargeSegmentContract, LeakDetectionContract {
+
+    @Override
+    public MemoryBackend backend() {
+        return Ferrite.backend("unsafe");
+    }
+}

@@ -1,0 +1,75 @@
+package dev.ferrite.testkit;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Starts a second JVM of the running JDK with this JVM's class path: for tests of what a user's
+ * fresh process sees (configuration, JVM warnings, other processes sharing memory).
+ */
+public final class ChildJvm {
+
+    /**
+     * What a child JVM did.
+     *
+     * @param exitCode its exit code
+     * @param stdout   its standard output
+     * @param stderr   its standard error
+     */
+    public record Result(int exitCode, String stdout, String stderr) {
+    }
+
+    private ChildJvm() {
+    }
+
+    /**
+     * Runs a main class to completion, at most 60 seconds.
+     *
+     * @param jvmArgs   JVM options, e.g. {@code -Dferrite.backend=unsafe}; none are added
+     * @param env       extra environment variables
+     * @param mainClass the class to run
+     * @param args      its arguments
+     * @return what it printed and its exit code
+     * @throws IOException          if it cannot start
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public static Result run(List<String> jvmArgs, Map<String, String> env, Class<?> mainClass, String... args)
+            throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(jvmArgs);
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(mainClass.getName());
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().remove("JAVA_TOOL_OPTIONS");
+        pb.environment().remove("JDK_JAVA_OPTIONS");
+        pb.environment().remove("FERRITE_BACKEND");
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        p.getOutputStream().close();
+        byte[][] out = new byte[2][];
+        Thread errReader = new Thread(() -> {
+            try {
+                out[1] = p.getErrorStream().readAllBytes();
+            } catch (IOException e) {
+                out[1] = e.toString().getBytes(StandardCharsets.UTF_8);
+            }
+        });
+        errReader.start();
+        out[0] = p.getInputStream().readAllBytes();
+        if (!p.waitFor(60, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new IllegalStateException("child JVM did not finish in 60 s: " + cmd);
+        }
+        errReader.join();
+        return new Result(p.exitValue(), new String(out[0], StandardCharsets.UTF_8),
+                new String(out[1], StandardCharsets.UTF_8));
+    }
+}
