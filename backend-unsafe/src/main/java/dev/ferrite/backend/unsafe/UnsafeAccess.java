@@ -6,21 +6,19 @@ import java.nio.ByteOrder;
 import sun.misc.Unsafe;
 
 /**
- * The {@link Unsafe} instance and the one field offset the backend needs, found once. If either
- * cannot be had, {@link #UNSAFE} is null and {@link #UNAVAILABLE_REASON} says why.
+ * The {@link Unsafe} instance, found once; if it cannot be had, {@link #UNSAFE} is null and
+ * {@link #UNAVAILABLE_REASON} says why. Finding it calls no memory-access method, so merely
+ * checking availability never makes JDK 24+ print its Unsafe warning.
  */
 final class UnsafeAccess {
 
     /** The instance, or null when unavailable. */
     static final Unsafe UNSAFE;
-    /** Offset of {@code java.nio.Buffer.address}, to read a mapping's native address. */
-    static final long BUFFER_ADDRESS;
     /** Why Unsafe cannot be used, or an empty string. */
     static final String UNAVAILABLE_REASON;
 
     static {
         Unsafe unsafe = null;
-        long address = -1;
         String reason = "";
         try {
             if (ByteOrder.nativeOrder() != ByteOrder.LITTLE_ENDIAN) {
@@ -29,13 +27,11 @@ final class UnsafeAccess {
             Field f = Unsafe.class.getDeclaredField("theUnsafe");
             f.setAccessible(true);
             unsafe = (Unsafe) f.get(null);
-            address = unsafe.objectFieldOffset(Buffer.class.getDeclaredField("address"));
         } catch (Throwable t) {
             unsafe = null;
             reason = "sun.misc.Unsafe is not usable: " + t;
         }
         UNSAFE = unsafe;
-        BUFFER_ADDRESS = address;
         UNAVAILABLE_REASON = reason;
     }
 
@@ -47,6 +43,19 @@ final class UnsafeAccess {
      * @return its native address
      */
     static long address(Buffer buffer) {
-        return UNSAFE.getLong(buffer, BUFFER_ADDRESS);
+        return UNSAFE.getLong(buffer, BufferAddress.OFFSET);
+    }
+
+    /** Initialised on the first mapping, not on the availability check. */
+    private static final class BufferAddress {
+        static final long OFFSET;
+
+        static {
+            try {
+                OFFSET = UNSAFE.objectFieldOffset(Buffer.class.getDeclaredField("address"));
+            } catch (NoSuchFieldException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
     }
 }
