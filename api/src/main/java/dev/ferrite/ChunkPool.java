@@ -6,9 +6,15 @@ import java.util.Set;
 
 /**
  * A pool of equal, power-of-two sized chunks from which {@link Segment}s of any size are
- * allocated. Memory is obtained lazily in extents (one mapping or one allocation of at most 1 GiB,
- * carved into chunks) up to {@link #capacity()}; file pools are sparse, so capacity may far exceed
- * RAM and only touched chunks cost memory or disk.
+ * allocated. Memory is obtained lazily in extents (one mapping of at most 1 GiB, carved into
+ * chunks) up to {@link #capacity()}; file pools are sparse, so capacity may far exceed RAM and
+ * only touched chunks cost memory or disk.
+ *
+ * <p>File and shm pools are persistent and shared: the free list, the chunk chains and the
+ * directory of named segments live in the file (see {@code docs/FORMAT.md}), so a closed pool
+ * reopens with the same named segments and bytes, and up to 64 processes may have one pool open
+ * at once, allocating and freeing concurrently. Unnamed segments belong to the process that
+ * allocated them: they are freed when it closes the pool, or by recovery if it dies.
  *
  * <p>Thread-safe: any thread may allocate, open, delete and free at any time. Made by a
  * {@link MemoryBackend}; see {@link PoolSpec} for the settings.
@@ -27,11 +33,11 @@ public interface ChunkPool extends AutoCloseable {
     Segment allocate(long bytes);
 
     /**
-     * Allocates a segment under a name, findable with {@link #open(String)} until
-     * {@link #delete(String)}. The name holds a reference of its own: the chunks stay allocated
-     * after every handle is closed.
+     * Allocates a segment under a name, findable with {@link #open(String)} (in this process and,
+     * for file and shm pools, in others and after a reopen) until {@link #delete(String)}. The
+     * name holds a reference of its own: the chunks stay allocated after every handle is closed.
      *
-     * @param name  1 to 255 characters, not null
+     * @param name  1 to 255 bytes of UTF-8, not null
      * @param bytes the segment size, in [0, capacity]
      * @return an open handle
      * @throws FerriteException       if the name is taken or invalid, or the pool is closed
@@ -50,7 +56,7 @@ public interface ChunkPool extends AutoCloseable {
 
     /**
      * Removes a name from the directory. Its chunks return to the pool when the last open handle
-     * on it is closed (at once if there is none).
+     * on it, in any process, is closed (at once if there is none).
      *
      * @param name the segment's name
      * @return whether the name existed
@@ -84,13 +90,25 @@ public interface ChunkPool extends AutoCloseable {
     void force();
 
     /**
-     * Rebuilds the free list from what segments own: chunks owned by no segment and missing from
-     * the free list go back to it. Safe while other threads use the pool.
+     * Checks the pool's bookkeeping and repairs what crashed processes left: chunks held by dead
+     * processes, free chunks on no free list, named segments half made or half deleted, dead
+     * processes' holds on named segments. Other threads and processes keep running: segment
+     * accesses are never blocked, allocations wait a moment.
      *
      * @return what was found and done
-     * @throws FerriteException if the pool is closed
+     * @throws CorruptFileException if the bookkeeping is corrupt beyond what a crash can leave
+     *                              (nothing is changed then)
+     * @throws FerriteException     if the pool is closed or read-only
      */
     RecoveryReport recover();
+
+    /**
+     * What opening the pool found and repaired. {@link dev.ferrite.spi.MemoryBackend#openPool}
+     * checks every pool it opens, and recovers automatically after an unclean shutdown.
+     *
+     * @return the report; clean for a newly created pool
+     */
+    RecoveryReport openReport();
 
     /** @return the backend that made this pool */
     MemoryBackend backend();

@@ -43,6 +43,10 @@ public final class PoolSpec {
     public static final long MAX_CHUNKS = Integer.MAX_VALUE;
     /** Largest capacity in bytes: 2^50 (1 PiB), within what a 64-bit address space can map. */
     public static final long MAX_CAPACITY = 1L << 50;
+    /** Default number of named segments a pool can hold. */
+    public static final int DEFAULT_MAX_NAMED_SEGMENTS = 1024;
+    /** Most named segments a pool can hold. */
+    public static final int MAX_NAMED_SEGMENTS = 1 << 16;
     /** Longest shm name, in characters. */
     public static final int MAX_SHM_NAME_LENGTH = 200;
 
@@ -57,6 +61,7 @@ public final class PoolSpec {
     private final long extentSize;
     private final boolean readOnly;
     private final boolean overwrite;
+    private final int maxNamedSegments;
 
     private PoolSpec(Builder b, long extentSize) {
         this.kind = b.kind;
@@ -68,6 +73,7 @@ public final class PoolSpec {
         this.extentSize = extentSize;
         this.readOnly = b.readOnly;
         this.overwrite = b.overwrite;
+        this.maxNamedSegments = b.maxNamedSegments;
     }
 
     /**
@@ -166,6 +172,26 @@ public final class PoolSpec {
         return overwrite;
     }
 
+    /** @return slots in the pool's directory: the most named segments it can hold at once */
+    public int maxNamedSegments() {
+        return maxNamedSegments;
+    }
+
+    /**
+     * @return a builder holding every setting of this spec, to derive another from it
+     */
+    public Builder toBuilder() {
+        Builder b = new Builder(kind, path, shmName);
+        b.chunkSize = chunkSize;
+        b.capacity = capacity;
+        b.initialSize = initialSize;
+        b.extentSize = extentSize;
+        b.readOnly = readOnly;
+        b.overwrite = overwrite;
+        b.maxNamedSegments = maxNamedSegments;
+        return b;
+    }
+
     /** @return a short description for messages: the kind and where */
     public String describe() {
         switch (kind) {
@@ -182,6 +208,7 @@ public final class PoolSpec {
     public String toString() {
         return "PoolSpec[" + describe() + ", chunkSize=" + chunkSize + ", capacity=" + capacity
                 + ", initialSize=" + initialSize + ", extentSize=" + extentSize
+                + ", maxNamedSegments=" + maxNamedSegments
                 + (readOnly ? ", readOnly" : "") + (overwrite ? ", overwrite" : "") + "]";
     }
 
@@ -196,6 +223,7 @@ public final class PoolSpec {
         private long extentSize;
         private boolean readOnly;
         private boolean overwrite;
+        private int maxNamedSegments = DEFAULT_MAX_NAMED_SEGMENTS;
 
         private Builder(Kind kind, Path path, String shmName) {
             this.kind = kind;
@@ -260,6 +288,16 @@ public final class PoolSpec {
         }
 
         /**
+         * @param slots the most named segments the pool can hold at once, in [0,
+         *              {@value #MAX_NAMED_SEGMENTS}]; each slot takes 320 bytes of the file
+         * @return this builder
+         */
+        public Builder maxNamedSegments(int slots) {
+            this.maxNamedSegments = slots;
+            return this;
+        }
+
+        /**
          * Validates every value and builds the spec.
          *
          * @return the immutable spec
@@ -290,6 +328,10 @@ public final class PoolSpec {
                 throw new InvalidSpecException("extentSize " + extentSize + " is not a power of two in [chunkSize "
                         + chunkSize + ", " + MAX_EXTENT_SIZE + "]");
             }
+            if (maxNamedSegments < 0 || maxNamedSegments > MAX_NAMED_SEGMENTS) {
+                throw new InvalidSpecException("maxNamedSegments " + maxNamedSegments + " is not in [0, "
+                        + MAX_NAMED_SEGMENTS + "]");
+            }
             if (kind == Kind.ANONYMOUS && (readOnly || overwrite)) {
                 throw new InvalidSpecException((readOnly ? "readOnly" : "overwrite")
                         + " is true for an anonymous pool; it applies only to file and shm pools");
@@ -318,11 +360,13 @@ public final class PoolSpec {
         PoolSpec s = (PoolSpec) o;
         return kind == s.kind && Objects.equals(path, s.path) && Objects.equals(shmName, s.shmName)
                 && chunkSize == s.chunkSize && capacity == s.capacity && initialSize == s.initialSize
-                && extentSize == s.extentSize && readOnly == s.readOnly && overwrite == s.overwrite;
+                && extentSize == s.extentSize && readOnly == s.readOnly && overwrite == s.overwrite
+                && maxNamedSegments == s.maxNamedSegments;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(kind, path, shmName, chunkSize, capacity, initialSize, extentSize, readOnly, overwrite);
+        return Objects.hash(kind, path, shmName, chunkSize, capacity, initialSize, extentSize, readOnly, overwrite,
+                maxNamedSegments);
     }
 }

@@ -37,6 +37,9 @@ public abstract class AbstractMemoryBackend implements MemoryBackend {
     @Override
     public ChunkPool createPool(PoolSpec spec) {
         requireUsable(spec);
+        if (spec.readOnly()) {
+            throw new FerriteException("cannot create " + spec.describe() + " read-only; readOnly is for openPool");
+        }
         PoolFile file;
         switch (spec.kind()) {
             case FILE:
@@ -49,18 +52,25 @@ public abstract class AbstractMemoryBackend implements MemoryBackend {
             default:
                 file = PoolFile.anonymous();
         }
-        return new MappedChunkPool(spec, this, access(), file, 0);
+        return MappedChunkPool.create(spec, this, access(), file);
     }
 
     @Override
     public ChunkPool openPool(PoolSpec spec) {
         requireUsable(spec);
-        if (spec.kind() == PoolSpec.Kind.ANONYMOUS) {
-            throw new FerriteException("an anonymous pool cannot be opened, only created; use createPool");
+        PoolFile file;
+        switch (spec.kind()) {
+            case FILE:
+                file = PoolFile.open(spec.path(), spec.readOnly());
+                break;
+            case SHM:
+                requireShmDir();
+                file = PoolFile.open(shmPath(spec.shmName()), spec.readOnly());
+                break;
+            default:
+                throw new FerriteException("an anonymous pool cannot be opened, only created; use createPool");
         }
-        // Reopening needs the persistent pool format (header, chunk link table, directory).
-        throw new FerriteException("cannot open existing " + spec.describe()
-                + ": this version keeps pool bookkeeping in the creating process only");
+        return MappedChunkPool.open(spec, this, access(), file);
     }
 
     @Override

@@ -7,10 +7,11 @@ import dev.ferrite.PoolExhaustedException;
 import dev.ferrite.PoolSpec;
 import dev.ferrite.RecoveryReport;
 import dev.ferrite.Segment;
+import dev.ferrite.internal.pool.PoolLayout;
+import dev.ferrite.internal.pool.PoolStore;
 import dev.ferrite.spi.MemoryBackend;
 import java.nio.MappedByteBuffer;
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -20,62 +21,75 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The pool machinery every backend shares: memory obtained from a {@link PoolFile} in extents
- * (one mapping of at most 1 GiB each, carved into chunks, obtained lazily up to capacity), a free
- * list of chunk ids, the directory of named segments, and reference-counted segment memory.
- * Backends supply only a {@link MemoryAccess}. Thread-safe: one lock guards the bookkeeping;
- * segment accesses never take it.
+ * The pool every backend shares: a {@link PoolStore} (the pool file with its header, directory,
+ * chunk table and extents, shared with other processes) plus this process's segments and handles.
+ * Backends supply only a {@link MemoryAccess}. Thread-safe; segment accesses never take a lock.
  */
 public final class MappedChunkPool implements ChunkPool {
 
-    /** Longest segment name, in characters. */
+    /** Longest segment name, in UTF-8 bytes. */
     public static final int MAX_NAME_LENGTH = 255;
 
     private final PoolSpec spec;
     private final MemoryBackend backend;
     private final MemoryAccess access;
-    private final PoolFile file;
-    private final long dataOffset;
+    private final PoolStore store;
     private final PoolGeometry geometry;
     private final boolean leakDetection;
 
     private final Object lock = new Object();
-    private final MappedByteBuffer[] extents;
-    private int obtainedExtents;
-    private final FreeList free = new FreeList();
-    private long usedChunks;
-    private final Map<String, SegmentMemory> directory = new HashMap<>();
     private final Set<SegmentMemory> live = new HashSet<>();
+    private final Map<Integer, SegmentMemory> openNamed = new HashMap<>();
     private volatile boolean closed;
 
-    /**
-     * Makes a pool and obtains its initial extents.
-     *
-     * @param spec       the validated spec
-     * @param backend    the backend reported by {@link #backend()}
-     * @param access     how the backend reaches memory
-     * @param file       where extents are mapped from; the pool closes it
-     * @param dataOffset file offset of extent 0
-     * @throws FerriteException if the initial memory cannot be obtained; the file is closed then
-     */
-    public MappedChunkPool(PoolSpec spec, MemoryBackend backend, MemoryAccess access, PoolFile file, long dataOffset) {
+    private MappedChunkPool(PoolSpec spec, MemoryBackend backend, MemoryAccess access, PoolStore store) {
         this.spec = spec;
         this.backend = backend;
         this.access = access;
-        this.file = file;
-        this.dataOffset = dataOffset;
-        this.geometry = new PoolGeometry(spec);
-        this.extents = new MappedByteBuffer[geometry.extentCount];
+        this.store = store;
+        this.geometry = store.layout().geometry();
         this.leakDetection = LeakTracker.enabled();
+    }
+
+    /**
+     * Creates a pool in a new, empty file.
+     *
+     * @param spec    the validated spec
+     * @param backend the backend reported by {@link #backend()}
+     * @param access  how the backend reaches memory
+     * @param file    the new file; the pool closes it
+     * @return the open pool
+     */
+    public static MappedChunkPool create(PoolSpec spec, MemoryBackend backend, MemoryAccess access, PoolFile file) {
         try {
-            long initialExtents = (spec.initialSize() + geometry.extentSize - 1) / geometry.extentSize;
-            synchronized (lock) {
-                for (int i = 0; i < initialExtents; i++) {
-                    obtainExtent();
-                }
-            }
-        } catch (RuntimeException e) {
-            release();
+            PoolStore store = PoolStore.create(file, PoolLayout.of(spec), spec.describe(), spec.initialSize());
+            return new MappedChunkPool(spec, backend, access, store);
+        } catch (RuntimeException | Error e) {
+            file.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Opens the pool in an existing file; its geometry comes from the file's header.
+     *
+     * @param spec    where the pool is and whether read-only
+     * @param backend the backend reported by {@link #backend()}
+     * @param access  how the backend reaches memory
+     * @param file    the open file; the pool closes it
+     * @return the open pool
+     * @throws dev.ferrite.CorruptFileException if the file is not a sound pool
+     */
+    public static MappedChunkPool open(PoolSpec spec, MemoryBackend backend, MemoryAccess access, PoolFile file) {
+        try {
+            PoolStore store = PoolStore.open(file, spec.describe());
+            PoolLayout l = store.layout();
+            PoolSpec actual = spec.toBuilder().chunkSize(l.geometry().chunkSize).capacity(l.geometry().capacity)
+                    .extentSize(l.geometry().extentSize).maxNamedSegments(l.directorySlots()).initialSize(0)
+                    .overwrite(false).build();
+            return new MappedChunkPool(actual, backend, access, store);
+        } catch (RuntimeException | Error e) {
+            file.close();
             throw e;
         }
     }
@@ -86,11 +100,11 @@ public final class MappedChunkPool implements ChunkPool {
     }
 
     /**
-     * @param chunkId a chunk id of an obtained extent
+     * @param chunkId a chunk id held by a segment of this process
      * @return the mapping of the extent holding it
      */
     public MappedByteBuffer extentOf(int chunkId) {
-        return extents[chunkId >>> geometry.chunksPerExtentShift];
+        return store.extentOf(chunkId);
     }
 
     /**
@@ -101,119 +115,168 @@ public final class MappedChunkPool implements ChunkPool {
         return (chunkId & geometry.chunksPerExtentMask) << geometry.chunkShift;
     }
 
+    /** @return whether the backend's handles check every access */
+    public boolean isChecked() {
+        return access.isChecked();
+    }
+
     @Override
     public Segment allocate(long bytes) {
-        return allocate(null, bytes, false);
+        ensureWritable();
+        checkSize(bytes);
+        int[] chunks = store.claim((int) geometry.chunksFor(bytes));
+        SegmentMemory memory;
+        try {
+            memory = new SegmentMemory(this, null, bytes, chunks, access.chunkTable(this, chunks));
+        } catch (RuntimeException | Error e) {
+            store.release(chunks);
+            throw e;
+        }
+        synchronized (lock) {
+            if (closed) {
+                store.release(chunks);
+                throw closedError();
+            }
+            live.add(memory);
+        }
+        return newHandle(memory);
     }
 
-    @Override
-    public Segment allocate(String name, long bytes) {
-        validateName(name);
-        return allocate(name, bytes, true);
-    }
-
-    private Segment allocate(String name, long bytes, boolean named) {
+    private void checkSize(long bytes) {
         if (bytes < 0) {
             throw new OutOfBoundsException("segment size " + bytes + " is negative; the limit is [0, capacity "
                     + geometry.capacity + "]");
         }
-        SegmentMemory memory;
-        synchronized (lock) {
-            ensureWritable();
-            if (named && directory.containsKey(name)) {
-                throw new FerriteException("segment '" + name + "' already exists in " + spec.describe()
-                        + "; open it, or delete it first");
-            }
-            long needed = geometry.chunksFor(bytes);
-            long available = geometry.totalChunks - usedChunks;
-            if (needed > available) {
-                throw new PoolExhaustedException("cannot allocate " + bytes + " bytes (" + needed + " chunks of "
-                        + geometry.chunkSize + "): " + available + " chunks free of " + geometry.totalChunks
-                        + " (capacity " + geometry.capacity + " bytes) in " + spec.describe());
-            }
-            while (free.size() < needed) {
-                obtainExtent();
-            }
-            int[] chunks = free.pop((int) needed);
-            try {
-                memory = new SegmentMemory(this, name, bytes, chunks, access.chunkTable(this, chunks));
-            } catch (RuntimeException | Error e) {
-                free.pushAll(chunks);
-                throw e;
-            }
-            usedChunks += needed;
-            live.add(memory);
-            if (named) {
-                directory.put(name, memory);
-            }
+        long needed = geometry.chunksFor(bytes);
+        long free = freeChunks();
+        if (needed > free) {
+            throw new PoolExhaustedException("cannot allocate " + bytes + " bytes (" + needed + " chunks of "
+                    + geometry.chunkSize + "): " + free + " chunks free of " + geometry.totalChunks + " (capacity "
+                    + geometry.capacity + " bytes) in " + spec.describe());
         }
-        return newHandle(memory);
+    }
+
+    @Override
+    public Segment allocate(String name, long bytes) {
+        ensureWritable();
+        checkSize(bytes);
+        return store.withLock(() -> {
+            PoolStore.Named named = store.allocateNamed(name, bytes);
+            SegmentMemory memory = new SegmentMemory(this, named, bytes, named.chunks(),
+                    access.chunkTable(this, named.chunks()));
+            synchronized (lock) {
+                openNamed.put(named.slot(), memory);
+                live.add(memory);
+            }
+            return newHandle(memory);
+        });
+    }
+
+    @Override
+    public Optional<Segment> open(String name) {
+        ensureOpen();
+        if (store.isReadOnly()) {
+            PoolStore.Named named = store.openNamed(name);
+            if (named == null) {
+                return Optional.empty();
+            }
+            SegmentMemory memory = new SegmentMemory(this, named, named.size(), named.chunks(),
+                    access.chunkTable(this, named.chunks()));
+            synchronized (lock) {
+                live.add(memory);
+            }
+            return Optional.of(newHandle(memory));
+        }
+        return store.withLock(() -> {
+            PoolStore.Named named = store.openNamed(name);
+            if (named == null) {
+                return Optional.empty();
+            }
+            synchronized (lock) {
+                SegmentMemory cached = openNamed.get(named.slot());
+                if (cached != null && cached.named().generation() == named.generation()) {
+                    AbstractSegment handle = access.newHandle(cached);
+                    if (cached.register(handle)) {
+                        trackLeaks(handle, cached);
+                        return Optional.of(handle);
+                    }
+                }
+            }
+            SegmentMemory memory = new SegmentMemory(this, named, named.size(), named.chunks(),
+                    access.chunkTable(this, named.chunks()));
+            synchronized (lock) {
+                openNamed.put(named.slot(), memory);
+                live.add(memory);
+            }
+            return Optional.of(newHandle(memory));
+        });
     }
 
     /**
      * Makes a new registered handle on a segment's memory.
      *
-     * @param memory the segment
+     * @param memory the segment, with at least one open handle or just made
      * @return the open handle
      */
     AbstractSegment newHandle(SegmentMemory memory) {
         AbstractSegment handle = access.newHandle(memory);
-        memory.register(handle);
-        if (leakDetection) {
-            handle.trackLeaks(LeakTracker.track(handle, memory.describe() + " in " + spec.describe()));
+        if (!memory.register(handle)) {
+            throw new dev.ferrite.SegmentClosedException(memory.describe() + " is closed");
         }
+        trackLeaks(handle, memory);
         return handle;
     }
 
-    private void obtainExtent() {
-        int index = obtainedExtents;
-        long bytes = geometry.extentBytes(index);
-        MappedByteBuffer mapping = file.map(dataOffset + index * geometry.extentSize, bytes);
-        extents[index] = mapping;
-        obtainedExtents++;
-        free.pushRange(geometry.firstChunk(index), (int) (bytes >>> geometry.chunkShift));
+    private void trackLeaks(AbstractSegment handle, SegmentMemory memory) {
+        if (leakDetection) {
+            handle.trackLeaks(LeakTracker.track(handle, memory.describe() + " in " + spec.describe()));
+        }
     }
 
-    /** Gives a segment's chunks back; called once, when its last reference is gone. */
-    void free(SegmentMemory memory) {
-        synchronized (lock) {
-            if (closed || !live.remove(memory)) {
-                return;
+    /** The last handle on a segment in this process closed: give back or let go of its chunks. */
+    void lastHandleClosed(SegmentMemory memory) {
+        if (memory.named() == null) {
+            synchronized (lock) {
+                if (!live.remove(memory)) {
+                    return;
+                }
             }
-            free.pushAll(memory.chunks());
-            usedChunks -= memory.chunks().length;
+            store.release(memory.chunks());
+            return;
         }
-    }
-
-    @Override
-    public Optional<Segment> open(String name) {
-        synchronized (lock) {
-            ensureOpen();
-            SegmentMemory memory = directory.get(name);
-            return memory == null ? Optional.empty() : Optional.of(newHandle(memory));
+        if (store.isReadOnly()) {
+            synchronized (lock) {
+                live.remove(memory);
+            }
+            return;
         }
+        store.withLock(() -> {
+            synchronized (lock) {
+                if (!live.remove(memory)) {
+                    return null;
+                }
+                if (openNamed.get(memory.named().slot()) != memory) {
+                    // A newer handle set of this process holds the directory entry now.
+                    return null;
+                }
+                openNamed.remove(memory.named().slot());
+            }
+            store.closedNamed(memory.named());
+            return null;
+        });
     }
 
     @Override
     public boolean delete(String name) {
-        synchronized (lock) {
-            ensureWritable();
-            SegmentMemory memory = directory.remove(name);
-            if (memory == null) {
-                return false;
-            }
-            if (memory.unname()) {
-                free(memory);
-            }
-            return true;
-        }
+        ensureWritable();
+        return store.withLock(() -> store.deleteNamed(name));
     }
 
     @Override
     public Set<String> segmentNames() {
-        synchronized (lock) {
-            return Set.copyOf(new TreeSet<>(directory.keySet()));
-        }
+        ensureOpen();
+        List<String> names = store.isReadOnly() ? store.names() : store.withLock(store::names);
+        return Set.copyOf(new TreeSet<>(names));
     }
 
     @Override
@@ -228,28 +291,12 @@ public final class MappedChunkPool implements ChunkPool {
 
     @Override
     public long freeChunks() {
-        synchronized (lock) {
-            return geometry.totalChunks - usedChunks;
-        }
+        return geometry.totalChunks - store.usedChunks();
     }
 
     @Override
     public long usedChunks() {
-        synchronized (lock) {
-            return usedChunks;
-        }
-    }
-
-    /** @return whether the backend's handles check every access */
-    public boolean isChecked() {
-        return access.isChecked();
-    }
-
-    /** @return extents mapped so far */
-    public int obtainedExtents() {
-        synchronized (lock) {
-            return obtainedExtents;
-        }
+        return store.usedChunks();
     }
 
     @Override
@@ -259,69 +306,21 @@ public final class MappedChunkPool implements ChunkPool {
 
     @Override
     public void force() {
-        synchronized (lock) {
-            ensureOpen();
-            if (spec.kind() == PoolSpec.Kind.ANONYMOUS || file.isReadOnly()) {
-                return;
-            }
-            for (int i = 0; i < obtainedExtents; i++) {
-                extents[i].force();
-            }
+        ensureOpen();
+        if (spec.kind() != PoolSpec.Kind.ANONYMOUS) {
+            store.force();
         }
     }
 
     @Override
     public RecoveryReport recover() {
-        synchronized (lock) {
-            ensureOpen();
-            int obtainedChunks = obtainedChunks();
-            BitSet owned = new BitSet(obtainedChunks);
-            List<String> notes = new ArrayList<>();
-            long ownedCount = 0;
-            for (SegmentMemory m : live) {
-                for (int id : m.chunks()) {
-                    if (owned.get(id)) {
-                        notes.add("chunk " + id + " is owned by two segments");
-                    }
-                    owned.set(id);
-                    ownedCount++;
-                }
-            }
-            BitSet seen = new BitSet(obtainedChunks);
-            FreeList rebuilt = new FreeList();
-            for (int id : free.snapshot()) {
-                if (owned.get(id) || seen.get(id)) {
-                    notes.add("chunk " + id + (owned.get(id) ? " is free and owned at once" : " is free twice")
-                            + "; dropped from the free list");
-                    continue;
-                }
-                seen.set(id);
-                rebuilt.push(id);
-            }
-            long leaked = 0;
-            for (int id = obtainedChunks - 1; id >= 0; id--) {
-                if (!owned.get(id) && !seen.get(id)) {
-                    rebuilt.push(id);
-                    leaked++;
-                }
-            }
-            if (leaked > 0) {
-                notes.add(leaked + " chunks were owned by nothing and not free; given back");
-            }
-            if (!notes.isEmpty()) {
-                free.replaceWith(rebuilt);
-                usedChunks = ownedCount;
-            }
-            return new RecoveryReport(ownedCount, geometry.totalChunks - usedChunks, leaked, leaked, notes);
-        }
+        ensureWritable();
+        return store.recover();
     }
 
-    private int obtainedChunks() {
-        if (obtainedExtents == 0) {
-            return 0;
-        }
-        int last = obtainedExtents - 1;
-        return geometry.firstChunk(last) + (int) (geometry.extentBytes(last) >>> geometry.chunkShift);
+    @Override
+    public RecoveryReport openReport() {
+        return store.openReport();
     }
 
     @Override
@@ -336,45 +335,55 @@ public final class MappedChunkPool implements ChunkPool {
 
     @Override
     public void close() {
+        List<SegmentMemory> mine;
         synchronized (lock) {
             if (closed) {
                 return;
             }
             closed = true;
-            for (SegmentMemory m : live) {
+            mine = new ArrayList<>(live);
+            live.clear();
+            openNamed.clear();
+        }
+        try {
+            for (SegmentMemory m : mine) {
                 m.invalidate();
             }
-            live.clear();
-            directory.clear();
-            release();
+            if (!store.isReadOnly()) {
+                store.withLock(() -> {
+                    for (SegmentMemory m : mine) {
+                        if (m.named() == null) {
+                            store.release(m.chunks());
+                        } else {
+                            store.closedNamed(m.named());
+                        }
+                    }
+                    return null;
+                });
+                store.detach();
+            }
+        } finally {
+            for (MappedByteBuffer m : store.mappings()) {
+                access.unmap(m);
+            }
+            store.closeFile();
         }
     }
 
-    private void release() {
-        for (int i = 0; i < obtainedExtents; i++) {
-            access.unmap(extents[i]);
-            extents[i] = null;
-        }
-        file.close();
+    private FerriteException closedError() {
+        return new FerriteException(spec.describe() + " is closed");
     }
 
     private void ensureOpen() {
         if (closed) {
-            throw new FerriteException(spec.describe() + " is closed");
+            throw closedError();
         }
     }
 
     private void ensureWritable() {
         ensureOpen();
-        if (file.isReadOnly()) {
+        if (store.isReadOnly()) {
             throw new FerriteException(spec.describe() + " is open read-only");
-        }
-    }
-
-    private static void validateName(String name) {
-        if (name == null || name.isEmpty() || name.length() > MAX_NAME_LENGTH) {
-            throw new FerriteException("segment name " + (name == null ? "null" : "'" + name + "' of " + name.length()
-                    + " characters") + " is not allowed; give 1 to " + MAX_NAME_LENGTH + " characters");
         }
     }
 

@@ -2,6 +2,7 @@ package dev.ferrite.internal;
 
 import dev.ferrite.FerriteException;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
@@ -80,6 +81,10 @@ public final class PoolFile implements AutoCloseable {
             return new PoolFile(path, ch, readOnly);
         } catch (NoSuchFileException e) {
             throw new FerriteException("pool file " + path + " does not exist", e);
+        } catch (java.nio.file.AccessDeniedException e) {
+            throw new FerriteException("pool file " + path + " cannot be opened "
+                    + (readOnly ? "for reading: permission denied" : "for writing: permission denied; open it with "
+                    + "PoolSpec readOnly(true) to read it"), e);
         } catch (IOException e) {
             throw new FerriteException("cannot open pool file " + path + (readOnly ? " for reading" : " for writing")
                     + ": " + e, e);
@@ -138,6 +143,43 @@ public final class PoolFile implements AutoCloseable {
             return channel.size();
         } catch (IOException e) {
             throw new FerriteException("cannot read the length of " + describe() + ": " + e, e);
+        }
+    }
+
+    /**
+     * Grows the file to at least {@code length} bytes, sparsely; never shrinks it.
+     *
+     * @param length the least length in bytes
+     * @throws FerriteException if the file cannot grow
+     */
+    public void ensureLength(long length) {
+        try {
+            if (channel.size() < length) {
+                channel.write(ByteBuffer.allocate(1), length - 1);
+            }
+        } catch (IOException e) {
+            throw new FerriteException("cannot grow " + describe() + " to " + length + " bytes: " + e, e);
+        }
+    }
+
+    /**
+     * Reads from the file into a buffer, as much as it has room for or the file holds.
+     *
+     * @param dst    destination; filled from its position
+     * @param offset file offset
+     * @throws FerriteException if reading fails
+     */
+    public void read(ByteBuffer dst, long offset) {
+        try {
+            while (dst.hasRemaining()) {
+                int n = channel.read(dst, offset);
+                if (n < 0) {
+                    return;
+                }
+                offset += n;
+            }
+        } catch (IOException e) {
+            throw new FerriteException("cannot read " + describe() + ": " + e, e);
         }
     }
 

@@ -1,36 +1,34 @@
 package dev.ferrite.internal;
 
-import dev.ferrite.SegmentClosedException;
+import dev.ferrite.internal.pool.PoolStore;
 import java.util.Collections;
 import java.util.Set;
 import java.util.WeakHashMap;
 
 /**
- * The state every handle on one segment shares: its chunks, its size, its name, how many handles
- * are open, and whether the pool's directory holds it. The chunks go back to the pool when no
- * handle is open and no name holds it. Thread-safe (guarded by this object's monitor; the pool's
- * lock, when both are taken, is taken first).
+ * What every handle on one segment in this process shares: its chunks, its size, its name, and
+ * how many handles are open. When the last handle closes, the pool is told: an unnamed segment's
+ * chunks go back at once; a named one stays in the pool's directory until deleted. Thread-safe
+ * (guarded by this object's monitor).
  */
 public final class SegmentMemory {
 
     private final MappedChunkPool pool;
-    private final String name;
+    private final PoolStore.Named named;
     private final long size;
     private final int[] chunks;
     private final Object chunkTable;
     // Weak, so a handle that is dropped without close() can be collected and reported as a leak.
     private final Set<AbstractSegment> handles = Collections.newSetFromMap(new WeakHashMap<>());
     private int openHandles;
-    private boolean named;
-    private boolean freed;
+    private boolean released;
 
-    SegmentMemory(MappedChunkPool pool, String name, long size, int[] chunks, Object chunkTable) {
+    SegmentMemory(MappedChunkPool pool, PoolStore.Named named, long size, int[] chunks, Object chunkTable) {
         this.pool = pool;
-        this.name = name;
+        this.named = named;
         this.size = size;
         this.chunks = chunks;
         this.chunkTable = chunkTable;
-        this.named = name != null;
     }
 
     /** @return the pool of the chunks */
@@ -40,7 +38,12 @@ public final class SegmentMemory {
 
     /** @return the name, or null for an unnamed segment */
     public String name() {
-        return name;
+        return named == null ? null : named.name();
+    }
+
+    /** @return the directory entry of a named segment, or null */
+    PoolStore.Named named() {
+        return named;
     }
 
     /** @return the size in bytes */
@@ -63,53 +66,44 @@ public final class SegmentMemory {
         return openHandles;
     }
 
-    synchronized void register(AbstractSegment handle) {
-        if (freed) {
-            throw new SegmentClosedException(describe() + " is closed");
+    /** Counts a new handle; returns false if the last handle has already closed (the memory is gone). */
+    synchronized boolean register(AbstractSegment handle) {
+        if (released) {
+            return false;
         }
         openHandles++;
         handles.add(handle);
+        return true;
     }
 
-    /** Counts a handle's close; frees the chunks if it was the last reference. */
+    /** Counts a handle's close; tells the pool when it was the last. */
     void release(AbstractSegment handle) {
-        boolean free;
         synchronized (this) {
             if (!handles.remove(handle)) {
                 return;
             }
             openHandles--;
-            free = openHandles == 0 && !named && !freed;
-            if (free) {
-                freed = true;
+            if (openHandles > 0 || released) {
+                return;
             }
+            released = true;
         }
-        if (free) {
-            pool.free(this);
-        }
+        pool.lastHandleClosed(this);
     }
 
-    /** Drops the directory's reference; returns whether the chunks are now to be freed. */
-    synchronized boolean unname() {
-        named = false;
-        if (openHandles == 0 && !freed) {
-            freed = true;
-            return true;
-        }
-        return false;
-    }
-
-    /** Closes every open handle: the pool is closing. */
-    synchronized void invalidate() {
-        freed = true;
+    /** Closes every open handle, because the pool is closing; returns whether any was open. */
+    synchronized boolean invalidate() {
+        boolean wasOpen = !released;
+        released = true;
         for (AbstractSegment h : handles) {
             h.markClosed();
         }
         handles.clear();
         openHandles = 0;
+        return wasOpen;
     }
 
     String describe() {
-        return (name == null ? "segment" : "segment '" + name + "'") + " of " + size + " bytes";
+        return (named == null ? "segment" : "segment '" + named.name() + "'") + " of " + size + " bytes";
     }
 }

@@ -1,0 +1,194 @@
+package dev.ferrite.internal.pool;
+
+import static dev.ferrite.internal.pool.PoolHeaderLayout.*;
+
+import dev.ferrite.FerriteException;
+
+/**
+ * The processes that have a pool open, one slot each, and the handshake that lets one process
+ * hold every allocator out for a moment (to validate or recover the free list) without a lock on
+ * the lock-free path.
+ *
+ * <p>Handshake: a thread enters a lock-free free-list operation by incrementing its slot's
+ * {@code BUSY} count and then reading {@code EXCLUSIVE}; if it is set, it backs out and waits. The
+ * exclusive process sets {@code EXCLUSIVE} and then waits until every live slot's count is 0.
+ * Both sides store and then load (volatile, so with a full fence between), so at least one of
+ * them sees the other: never both inside at once. A dead process's count is ignored, and an
+ * {@code EXCLUSIVE} set by a dead process is cleared by whoever sees it.
+ */
+final class OwnerTable {
+
+    private final MetaRegion meta;
+    private final String where;
+
+    OwnerTable(MetaRegion meta, String where) {
+        this.meta = meta;
+        this.where = where;
+    }
+
+    private static long wordOffset(int slot) {
+        return ownerSlotOffset(slot) + OWNER_WORD;
+    }
+
+    private static long busyOffset(int slot) {
+        return ownerSlotOffset(slot) + OWNER_BUSY;
+    }
+
+    /**
+     * Takes a free slot for this process.
+     *
+     * @return the slot index
+     * @throws FerriteException if all {@value PoolHeaderLayout#MAX_OWNERS} slots hold live processes
+     */
+    int attach() {
+        long self = ProcessIdentity.self();
+        for (int slot = 0; slot < MAX_OWNERS; slot++) {
+            if (meta.getLongVolatile(wordOffset(slot)) == 0 && meta.compareAndSetLong(wordOffset(slot), 0, self)) {
+                meta.putIntVolatile(busyOffset(slot), 0);
+                meta.putLongVolatile(ownerSlotOffset(slot) + OWNER_ATTACHED_MILLIS, System.currentTimeMillis());
+                return slot;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Takes over the slot of a dead process, when no slot is free. The caller must then recover
+     * with the slot treated as dead: whatever it still owns belonged to the dead process.
+     *
+     * @return the slot index, or -1 if every slot holds a live process
+     */
+    int takeOverDead() {
+        long self = ProcessIdentity.self();
+        for (int slot = 0; slot < MAX_OWNERS; slot++) {
+            long word = word(slot);
+            if (word != 0 && !ProcessIdentity.isAlive(word) && meta.compareAndSetLong(wordOffset(slot), word, self)) {
+                meta.putIntVolatile(busyOffset(slot), 0);
+                meta.putLongVolatile(ownerSlotOffset(slot) + OWNER_ATTACHED_MILLIS, System.currentTimeMillis());
+                meta.compareAndSetLong(EXCLUSIVE_OFFSET, slot + 1, 0);
+                return slot;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Gives a slot back.
+     *
+     * @param slot this pool's slot
+     */
+    void detach(int slot) {
+        meta.putIntVolatile(busyOffset(slot), 0);
+        meta.putLongVolatile(ownerSlotOffset(slot) + OWNER_ATTACHED_MILLIS, 0);
+        meta.putLongVolatile(wordOffset(slot), 0);
+    }
+
+    /**
+     * @param slot a slot index
+     * @return the owner word there, 0 if free
+     */
+    long word(int slot) {
+        return meta.getLongVolatile(wordOffset(slot));
+    }
+
+    /**
+     * @param slot a slot index
+     * @return whether a live process holds it
+     */
+    boolean isLive(int slot) {
+        return ProcessIdentity.isAlive(word(slot));
+    }
+
+    /**
+     * Frees the slot of a dead process, if it still holds the word seen.
+     *
+     * @param slot the slot
+     * @param word the dead process's word
+     */
+    void clearDead(int slot, long word) {
+        if (meta.compareAndSetLong(wordOffset(slot), word, 0)) {
+            meta.putIntVolatile(busyOffset(slot), 0);
+        }
+    }
+
+    /**
+     * Enters a lock-free free-list operation, waiting while another process holds allocators out.
+     *
+     * @param slot this pool's slot
+     */
+    void enterBusy(int slot) {
+        long busy = busyOffset(slot);
+        while (true) {
+            addBusy(busy, 1);
+            if (meta.getLongVolatile(EXCLUSIVE_OFFSET) == 0) {
+                return;
+            }
+            addBusy(busy, -1);
+            awaitNoExclusive();
+        }
+    }
+
+    /**
+     * Leaves a lock-free free-list operation.
+     *
+     * @param slot this pool's slot
+     */
+    void exitBusy(int slot) {
+        addBusy(busyOffset(slot), -1);
+    }
+
+    private void addBusy(long off, int delta) {
+        // Threads of one process share the slot, so BUSY counts them.
+        meta.getAndAddInt(off, delta);
+    }
+
+    private void awaitNoExclusive() {
+        Backoff backoff = new Backoff();
+        while (true) {
+            long holder = meta.getLongVolatile(EXCLUSIVE_OFFSET);
+            if (holder == 0) {
+                return;
+            }
+            if (backoff.checkLiveness()) {
+                int slot = (int) holder - 1;
+                if (slot < 0 || slot >= MAX_OWNERS || !isLive(slot)) {
+                    meta.compareAndSetLong(EXCLUSIVE_OFFSET, holder, 0);
+                }
+            }
+            backoff.idle();
+        }
+    }
+
+    /**
+     * Holds every allocator out and waits until none is inside a lock-free operation. Call with
+     * the meta lock held, and not from inside a busy section.
+     *
+     * @param slot this pool's slot
+     */
+    void beginExclusive(int slot) {
+        meta.putLongVolatile(EXCLUSIVE_OFFSET, slot + 1);
+        for (int s = 0; s < MAX_OWNERS; s++) {
+            long word = word(s);
+            if (word == 0) {
+                continue;
+            }
+            Backoff backoff = new Backoff();
+            while (meta.getIntVolatile(busyOffset(s)) > 0) {
+                if (backoff.checkLiveness() && !ProcessIdentity.isAlive(word)) {
+                    break;
+                }
+                backoff.idle();
+            }
+        }
+    }
+
+    /** Lets allocators back in. */
+    void endExclusive() {
+        meta.putLongVolatile(EXCLUSIVE_OFFSET, 0);
+    }
+
+    @Override
+    public String toString() {
+        return "OwnerTable[" + where + "]";
+    }
+}

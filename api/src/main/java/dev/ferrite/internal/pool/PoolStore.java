@@ -1,0 +1,554 @@
+package dev.ferrite.internal.pool;
+
+import static dev.ferrite.internal.pool.ChunkTableLayout.NIL;
+import static dev.ferrite.internal.pool.DirectoryLayout.STATE_DELETING;
+import static dev.ferrite.internal.pool.DirectoryLayout.STATE_LIVE;
+import static dev.ferrite.internal.pool.DirectoryLayout.STATE_RESERVED;
+import static dev.ferrite.internal.pool.PoolHeaderLayout.FREE_HEAD_OFFSET;
+import static dev.ferrite.internal.pool.PoolHeaderLayout.HEADER_SIZE;
+import static dev.ferrite.internal.pool.PoolHeaderLayout.MAGIC;
+import static dev.ferrite.internal.pool.PoolHeaderLayout.MAGIC_OFFSET;
+import static dev.ferrite.internal.pool.PoolHeaderLayout.MAX_OWNERS;
+import static dev.ferrite.internal.pool.PoolHeaderLayout.RECOVERIES_OFFSET;
+import static dev.ferrite.internal.pool.PoolHeaderLayout.STATE_CLEAN;
+import static dev.ferrite.internal.pool.PoolHeaderLayout.STATE_OFFSET;
+import static dev.ferrite.internal.pool.PoolHeaderLayout.STATE_OPEN;
+
+import dev.ferrite.CorruptFileException;
+import dev.ferrite.FerriteException;
+import dev.ferrite.PoolExhaustedException;
+import dev.ferrite.RecoveryReport;
+import dev.ferrite.internal.PoolFile;
+import dev.ferrite.internal.PoolGeometry;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * A pool file and everything about it that lives in the file: the header, the owner table, the
+ * directory of named segments, the chunk table with its free stack, and the data extents mapped
+ * into this process. Several processes (and several {@code PoolStore}s in one process) may have
+ * one file open at once; each holds an owner slot.
+ *
+ * <p>Unnamed allocations and frees are lock-free (CAS on the free stack and on owner codes);
+ * named segments, extent growth and recovery take the meta lock, which a dead holder cannot keep.
+ * Thread-safe.
+ */
+public final class PoolStore {
+
+    private final PoolFile file;
+    private final PoolLayout layout;
+    private final PoolGeometry geometry;
+    private final String where;
+    private final boolean readOnly;
+    private final MetaRegion meta;
+    private final OwnerTable owners;
+    private final ChunkLedger ledger;
+    private final Directory directory;
+    private final int slot;
+    private final MetaLock lock;
+    private final MappedByteBuffer[] extents;
+    private final RecoveryReport openReport;
+    private boolean inheritedSlot;
+
+    private PoolStore(PoolFile file, PoolLayout layout, String where, boolean create, long initialSize) {
+        this.file = file;
+        this.layout = layout;
+        this.geometry = layout.geometry();
+        this.where = where;
+        this.readOnly = file.isReadOnly();
+        this.extents = new MappedByteBuffer[geometry.extentCount];
+        if (create) {
+            // The whole bookkeeping area exists from the start (sparse), so a pool that never
+            // obtained an extent still reopens.
+            file.ensureLength(layout.dataOffset());
+        }
+        this.meta = new MetaRegion(file, layout);
+        if (create) {
+            writeNewHeader();
+        }
+        this.owners = new OwnerTable(meta, where);
+        this.ledger = new ChunkLedger(meta, geometry, where);
+        this.directory = new Directory(meta, layout, where);
+        if (readOnly) {
+            this.slot = -1;
+            this.lock = null;
+            this.openReport = new RecoveryReport(ledger.used(), geometry.totalChunks - ledger.used(), 0, 0,
+                    List.of("opened read-only: the pool was not checked or recovered"));
+            return;
+        }
+        this.slot = attachSlot();
+        this.lock = new MetaLock(meta, owners, slot);
+        if (create) {
+            this.openReport = new RecoveryReport(0, geometry.totalChunks, 0, 0, List.of());
+            while ((long) ledger.obtainedExtents() * geometry.extentSize < initialSize) {
+                grow(ledger.obtainedExtents());
+            }
+        } else {
+            this.openReport = checkAndRecover();
+        }
+        meta.putIntVolatile(STATE_OFFSET, STATE_OPEN);
+    }
+
+    /**
+     * Writes a new pool's header into an empty file and attaches to it.
+     *
+     * @param file        a new, empty, writable file
+     * @param layout      the pool's layout
+     * @param where       the pool, for messages
+     * @param initialSize bytes of memory to obtain at once
+     * @return the open store
+     */
+    public static PoolStore create(PoolFile file, PoolLayout layout, String where, long initialSize) {
+        return new PoolStore(file, layout, where, true, initialSize);
+    }
+
+    /**
+     * Opens an existing pool file: reads and checks the header before mapping anything, attaches,
+     * then checks the bookkeeping and repairs what a crash left (see {@link PoolRecovery}).
+     *
+     * @param file  the open file
+     * @param where the pool, for messages
+     * @return the open store
+     * @throws CorruptFileException naming the field and value if the file is not a sound pool
+     */
+    public static PoolStore open(PoolFile file, String where) {
+        ByteBuffer header = ByteBuffer.allocate(HEADER_SIZE).order(ByteOrder.LITTLE_ENDIAN);
+        long length = file.length();
+        file.read(header, 0);
+        PoolLayout layout = PoolLayout.read(header, length, where);
+        return new PoolStore(file, layout, where, false, 0);
+    }
+
+    private void writeNewHeader() {
+        ByteBuffer image = ByteBuffer.allocate(HEADER_SIZE).order(ByteOrder.LITTLE_ENDIAN);
+        layout.writeGeometry(image, System.currentTimeMillis());
+        image.putLong(FREE_HEAD_OFFSET, NIL & 0xFFFFFFFFL);
+        image.putInt(STATE_OFFSET, STATE_OPEN);
+        // The magic goes last: a crash while creating leaves a file that is plainly not a pool.
+        byte[] body = new byte[HEADER_SIZE - 8];
+        image.get(8, body);
+        meta.putBytes(8, body);
+        meta.putLongVolatile(MAGIC_OFFSET, MAGIC);
+    }
+
+    private int attachSlot() {
+        int s = owners.attach();
+        if (s >= 0) {
+            return s;
+        }
+        s = owners.takeOverDead();
+        if (s >= 0) {
+            inheritedSlot = true;
+            return s;
+        }
+        throw new FerriteException(where + " is open in " + MAX_OWNERS + " live processes; the limit is " + MAX_OWNERS);
+    }
+
+    private RecoveryReport checkAndRecover() {
+        lock.lock();
+        owners.beginExclusive(slot);
+        try {
+            RecoveryReport report = new PoolRecovery(meta, layout, owners, ledger, directory, slot, where)
+                    .run(lock.tookOverFromDead(), inheritedSlot);
+            inheritedSlot = false;
+            if (!report.wasClean()) {
+                meta.getAndAddLong(RECOVERIES_OFFSET, 1);
+            }
+            return report;
+        } finally {
+            owners.endExclusive();
+            lock.unlock();
+        }
+    }
+
+    /** @return what opening found and repaired; clean for a new pool */
+    public RecoveryReport openReport() {
+        return openReport;
+    }
+
+    /**
+     * Checks the bookkeeping and repairs what crashed processes left, while other processes keep
+     * running (their allocations wait a moment).
+     *
+     * @return what was found and done
+     */
+    public RecoveryReport recover() {
+        requireWritable();
+        return checkAndRecover();
+    }
+
+    /** @return the layout */
+    public PoolLayout layout() {
+        return layout;
+    }
+
+    /** @return whether the file is mapped read-only */
+    public boolean isReadOnly() {
+        return readOnly;
+    }
+
+    /** @return chunks held by segments in every process */
+    public long usedChunks() {
+        return ledger.used();
+    }
+
+    /** @return this store's owner slot, -1 if read-only */
+    public int ownerSlot() {
+        return slot;
+    }
+
+    /**
+     * Runs an action holding the meta lock.
+     *
+     * @param action the action
+     * @param <T>    its result type
+     * @return its result
+     */
+    public <T> T withLock(Supplier<T> action) {
+        requireWritable();
+        lock.lock();
+        try {
+            return action.get();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ---- data extents -------------------------------------------------------------------
+
+    /**
+     * @param chunk a chunk id of an obtained extent
+     * @return the mapping of its extent in this process, mapped on first use
+     */
+    public MappedByteBuffer extentOf(int chunk) {
+        int e = chunk >>> geometry.chunksPerExtentShift;
+        MappedByteBuffer m = extents[e];
+        return m != null ? m : mapExtent(e);
+    }
+
+    private synchronized MappedByteBuffer mapExtent(int e) {
+        if (extents[e] == null) {
+            extents[e] = file.map(layout.dataOffset() + e * geometry.extentSize, geometry.extentBytes(e));
+        }
+        return extents[e];
+    }
+
+    private boolean grow(int seenExtents) {
+        lock.lock();
+        try {
+            int n = ledger.obtainedExtents();
+            if (n > seenExtents) {
+                return true;
+            }
+            if (n >= geometry.extentCount) {
+                return false;
+            }
+            // Map first (this grows the file), then count the extent, then offer its chunks: a
+            // crash in between leaves free chunks on no stack, which recovery puts back.
+            mapExtent(n);
+            int[] chain = ledger.linkExtent(n);
+            ledger.setObtainedExtents(n + 1);
+            ledger.pushChain(chain[0], chain[1]);
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ---- unnamed segments ---------------------------------------------------------------
+
+    /**
+     * Claims chunks for this process, obtaining extents as needed.
+     *
+     * @param count chunks, at least 0
+     * @return their ids, in allocation order; each extent is mapped here
+     * @throws PoolExhaustedException if the pool cannot supply them; nothing stays claimed
+     */
+    public int[] claim(int count) {
+        return claim(count, ChunkTableLayout.processOwner(slot));
+    }
+
+    private int[] claim(int count, int owner) {
+        requireWritable();
+        int[] ids = new int[count];
+        int got = 0;
+        while (got < count) {
+            int seen = ledger.obtainedExtents();
+            owners.enterBusy(slot);
+            int before = got;
+            try {
+                while (got < count) {
+                    int id = ledger.pop(owner);
+                    if (id == NIL) {
+                        break;
+                    }
+                    ids[got++] = id;
+                }
+                ledger.addUsed(got - before);
+            } finally {
+                owners.exitBusy(slot);
+            }
+            if (got < count && !grow(seen)) {
+                if (got > 0) {
+                    release(Arrays.copyOf(ids, got), owner);
+                }
+                long free = geometry.totalChunks - ledger.used();
+                throw new PoolExhaustedException("cannot allocate " + count + " chunks of " + geometry.chunkSize
+                        + " bytes: " + free + " chunks free of " + geometry.totalChunks + " (capacity "
+                        + geometry.capacity + " bytes) in " + where);
+            }
+        }
+        for (int id : ids) {
+            extentOf(id);
+        }
+        return ids;
+    }
+
+    /**
+     * Gives this process's chunks back.
+     *
+     * @param chunks ids from {@link #claim}
+     */
+    public void release(int[] chunks) {
+        if (chunks.length > 0) {
+            release(chunks, ChunkTableLayout.processOwner(slot));
+        }
+    }
+
+    private void release(int[] chunks, int owner) {
+        owners.enterBusy(slot);
+        try {
+            ledger.release(chunks, owner);
+            ledger.addUsed(-chunks.length);
+        } finally {
+            owners.exitBusy(slot);
+        }
+    }
+
+    // ---- named segments -----------------------------------------------------------------
+
+    /**
+     * A named segment as this process sees it.
+     *
+     * @param slot       directory slot
+     * @param generation the slot's generation, to tell a later reuse of the slot
+     * @param name       the name
+     * @param size       bytes
+     * @param chunks     chunk ids in segment order
+     */
+    public record Named(int slot, long generation, String name, long size, int[] chunks) {
+    }
+
+    /**
+     * Makes a named segment, opened by this process. Caller holds the lock ({@link #withLock}).
+     *
+     * @param name the name
+     * @param size bytes
+     * @return the segment
+     * @throws FerriteException       if the name is taken or the directory is full
+     * @throws PoolExhaustedException if chunks are short; nothing is left behind
+     */
+    public Named allocateNamed(String name, long size) {
+        byte[] bytes = Directory.encode(name);
+        if (directory.findLive(bytes) >= 0) {
+            throw new FerriteException("segment '" + name + "' already exists in " + where
+                    + "; open it, or delete it first");
+        }
+        int d = directory.reserve(bytes, slot);
+        int count = (int) geometry.chunksFor(size);
+        int[] ids;
+        try {
+            ids = claim(count, ChunkTableLayout.directoryOwner(d));
+        } catch (RuntimeException e) {
+            directory.empty(d);
+            throw e;
+        }
+        for (int i = 0; i < count; i++) {
+            meta.setNext(ids[i], i + 1 < count ? ids[i + 1] : NIL);
+        }
+        directory.publish(d, size, count == 0 ? NIL : ids[0], count, 1L << slot);
+        return new Named(d, directory.generation(d), name, size, ids);
+    }
+
+    /**
+     * Opens a named segment for this process and records that it holds it. Caller holds the lock.
+     *
+     * @param name the name
+     * @return the segment, or null if no live segment has the name
+     * @throws CorruptFileException if its directory entry or chain is unsound
+     */
+    public Named openNamed(String name) {
+        int d = directory.findLive(Directory.encode(name));
+        if (d < 0) {
+            return null;
+        }
+        int[] ids = readChain(d);
+        directory.setOpenMask(d, directory.openMask(d) | 1L << slot);
+        for (int id : ids) {
+            extentOf(id);
+        }
+        return new Named(d, directory.generation(d), name, directory.size(d), ids);
+    }
+
+    private int[] readChain(int d) {
+        int obtained = ledger.obtainedChunks();
+        directory.check(d, obtained, geometry.chunkSize);
+        int count = directory.chunkCount(d);
+        int owner = ChunkTableLayout.directoryOwner(d);
+        int[] ids = new int[count];
+        BitSet seen = new BitSet();
+        int c = directory.firstChunk(d);
+        for (int i = 0; i < count; i++) {
+            ledger.checkId(c, "link " + i + " of the chain of '" + directory.name(d) + "'");
+            if (seen.get(c) || meta.owner(c) != owner) {
+                throw PoolLayout.corrupt(where, "chunk " + c + " in the chain of '" + directory.name(d) + "'",
+                        seen.get(c) ? "met twice (a cycle)" : "owned by " + meta.owner(c), "owned once by " + owner);
+            }
+            seen.set(c);
+            ids[i] = c;
+            c = meta.next(c);
+        }
+        if (c != NIL) {
+            throw PoolLayout.corrupt(where, "end of the chain of '" + directory.name(d) + "'", c, "-1 after " + count
+                    + " chunks");
+        }
+        return ids;
+    }
+
+    /**
+     * This process closed its last handle on a named segment. Caller holds the lock. Frees the
+     * segment if it was deleted and no other process holds it.
+     *
+     * @param named the segment as opened
+     */
+    public void closedNamed(Named named) {
+        int d = named.slot();
+        if (directory.generation(d) != named.generation()) {
+            return;
+        }
+        int state = directory.state(d);
+        if (state != STATE_LIVE && state != STATE_DELETING) {
+            return;
+        }
+        long mask = directory.openMask(d) & ~(1L << slot);
+        directory.setOpenMask(d, mask);
+        if (state == STATE_DELETING && liveOnly(mask) == 0) {
+            tearDown(d);
+        }
+    }
+
+    /**
+     * Deletes a name. Caller holds the lock. The chunks go back now if no process holds the
+     * segment, else when the last one closes it.
+     *
+     * @param name the name
+     * @return whether it existed
+     */
+    public boolean deleteNamed(String name) {
+        int d = directory.findLive(Directory.encode(name));
+        if (d < 0) {
+            return false;
+        }
+        long mask = liveOnly(directory.openMask(d));
+        directory.setOpenMask(d, mask);
+        if (mask == 0) {
+            tearDown(d);
+        } else {
+            directory.setState(d, STATE_DELETING, slot);
+        }
+        return true;
+    }
+
+    private long liveOnly(long mask) {
+        long live = 0;
+        for (int s = 0; s < MAX_OWNERS; s++) {
+            if ((mask & (1L << s)) != 0 && (s == slot || owners.isLive(s))) {
+                live |= 1L << s;
+            }
+        }
+        return live;
+    }
+
+    // RESERVED first: if this process dies while giving the chunks back, recovery finishes the job.
+    private void tearDown(int d) {
+        int[] ids = readChain(d);
+        directory.setState(d, STATE_RESERVED, slot);
+        if (ids.length > 0) {
+            release(ids, ChunkTableLayout.directoryOwner(d));
+        }
+        directory.empty(d);
+    }
+
+    /** @return the names of the live named segments. Caller holds the lock. */
+    public List<String> names() {
+        return new ArrayList<>(directory.liveNames());
+    }
+
+    // ---- lifecycle ----------------------------------------------------------------------
+
+    /** Flushes the bookkeeping and every mapped extent to the file. */
+    public void force() {
+        if (readOnly) {
+            return;
+        }
+        for (MappedByteBuffer m : meta.mappings()) {
+            m.force();
+        }
+        for (MappedByteBuffer m : extents) {
+            if (m != null) {
+                m.force();
+            }
+        }
+    }
+
+    /**
+     * Leaves the pool: frees this process's owner slot and marks the pool clean if no other
+     * process has it open. The caller has released its unnamed chunks and closed its named handles.
+     */
+    public void detach() {
+        if (readOnly) {
+            return;
+        }
+        lock.lock();
+        try {
+            owners.detach(slot);
+            boolean anyone = false;
+            for (int s = 0; s < MAX_OWNERS && !anyone; s++) {
+                anyone = owners.word(s) != 0;
+            }
+            if (!anyone) {
+                meta.putIntVolatile(STATE_OFFSET, STATE_CLEAN);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** @return every mapping made, for the backend to unmap */
+    public List<MappedByteBuffer> mappings() {
+        List<MappedByteBuffer> all = new ArrayList<>(meta.mappings());
+        for (MappedByteBuffer m : extents) {
+            if (m != null) {
+                all.add(m);
+            }
+        }
+        return all;
+    }
+
+    /** Closes the file; mappings stay valid until unmapped. */
+    public void closeFile() {
+        file.close();
+    }
+
+    private void requireWritable() {
+        if (readOnly) {
+            throw new FerriteException(where + " is open read-only");
+        }
+    }
+}
