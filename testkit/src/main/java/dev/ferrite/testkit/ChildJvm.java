@@ -28,6 +28,42 @@ public final class ChildJvm {
     }
 
     /**
+     * @return the JVM flags Ferrite's backends need on the running JDK: on JDK 24+ the one that
+     *         lets {@code sun.misc.Unsafe} run without a warning; none before
+     */
+    public static List<String> ferriteFlags() {
+        return Runtime.version().feature() >= 24 ? List.of("--sun-misc-unsafe-memory-access=allow") : List.of();
+    }
+
+    /**
+     * Starts a main class and returns at once, its output unread.
+     *
+     * @param jvmArgs   JVM options
+     * @param mainClass the class to run
+     * @param args      its arguments
+     * @return the running process; standard error goes to this JVM's
+     * @throws IOException if it cannot start
+     */
+    public static Process start(List<String> jvmArgs, Class<?> mainClass, String... args) throws IOException {
+        ProcessBuilder pb = new ProcessBuilder(command(jvmArgs, mainClass, args));
+        pb.environment().remove("JAVA_TOOL_OPTIONS");
+        pb.environment().remove("JDK_JAVA_OPTIONS");
+        pb.redirectError(ProcessBuilder.Redirect.INHERIT);
+        return pb.start();
+    }
+
+    private static List<String> command(List<String> jvmArgs, Class<?> mainClass, String... args) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(jvmArgs);
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(mainClass.getName());
+        cmd.addAll(List.of(args));
+        return cmd;
+    }
+
+    /**
      * Runs a main class to completion, at most 60 seconds.
      *
      * @param jvmArgs   JVM options, e.g. {@code -Dferrite.backend=unsafe}; none are added
@@ -40,13 +76,7 @@ public final class ChildJvm {
      */
     public static Result run(List<String> jvmArgs, Map<String, String> env, Class<?> mainClass, String... args)
             throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(jvmArgs);
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(mainClass.getName());
-        cmd.addAll(List.of(args));
+        List<String> cmd = command(jvmArgs, mainClass, args);
         ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.environment().remove("JAVA_TOOL_OPTIONS");
         pb.environment().remove("JDK_JAVA_OPTIONS");

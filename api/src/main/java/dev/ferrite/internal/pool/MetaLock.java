@@ -66,8 +66,13 @@ final class MetaLock {
         local.unlock();
     }
 
-    /** @return whether the lock was ever taken over from a dead process (its work may need recovery) */
-    boolean tookOverFromDead() {
-        return tookOverFromDead;
+    /**
+     * @return whether the lock was taken over from a dead process since the last call (the dead
+     *         holder's work may need recovery); clears the flag
+     */
+    boolean takeOverSinceLastAsked() {
+        boolean was = tookOverFromDead;
+        tookOverFromDead = false;
+        return was;
     }
 }

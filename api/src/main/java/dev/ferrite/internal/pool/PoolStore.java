@@ -155,7 +155,7 @@ public final class PoolStore {
         owners.beginExclusive(slot);
         try {
             RecoveryReport report = new PoolRecovery(meta, layout, owners, ledger, directory, slot, where)
-                    .run(lock.tookOverFromDead(), inheritedSlot);
+                    .run(lock.takeOverSinceLastAsked(), inheritedSlot);
             inheritedSlot = false;
             if (!report.wasClean()) {
                 meta.getAndAddLong(RECOVERIES_OFFSET, 1);
@@ -389,7 +389,9 @@ public final class PoolStore {
             return null;
         }
         int[] ids = readChain(d);
-        directory.setOpenMask(d, directory.openMask(d) | 1L << slot);
+        if (!readOnly) {
+            directory.setOpenMask(d, directory.openMask(d) | 1L << slot);
+        }
         for (int id : ids) {
             extentOf(id);
         }

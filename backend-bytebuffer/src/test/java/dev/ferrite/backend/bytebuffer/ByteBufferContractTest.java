@@ -4,14 +4,17 @@ import dev.ferrite.Ferrite;
 import dev.ferrite.spi.MemoryBackend;
 import dev.ferrite.testkit.BulkContract;
 import dev.ferrite.testkit.ChunkPoolContract;
+import dev.ferrite.testkit.CorruptionContract;
 import dev.ferrite.testkit.LargeSegmentContract;
 import dev.ferrite.testkit.LeakDetectionContract;
 import dev.ferrite.testkit.ModelPropertyContract;
+import dev.ferrite.testkit.MultiProcessContract;
+import dev.ferrite.testkit.PersistentPoolContract;
 import dev.ferrite.testkit.SegmentAccessContract;
 
 /** The {@code bytebuffer} backend against the whole contract suite. */
 class ByteBufferContractTest implements SegmentAccessContract, BulkContract, ChunkPoolContract, ModelPropertyContract,
-        LargeSegmentContract, LeakDetectionContract {
+        LargeSegmentContract, LeakDetectionContract, PersistentPoolContract, CorruptionContract, MultiProcessContract {
 
     @Override
     public MemoryBackend backend() {

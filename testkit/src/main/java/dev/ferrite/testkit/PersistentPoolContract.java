@@ -1,0 +1,238 @@
+package dev.ferrite.testkit;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ferrite.ChunkPool;
+import dev.ferrite.FerriteException;
+import dev.ferrite.PoolSpec;
+import dev.ferrite.RecoveryReport;
+import dev.ferrite.Segment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Random;
+import java.util.Set;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * File and shm pools persist: closing and reopening gives back the same named segments and bytes,
+ * the geometry comes from the file, two pool objects on one file share it, and read-only opening
+ * works.
+ */
+public interface PersistentPoolContract extends BackendFixture {
+
+    /** Chunk size of these tests. */
+    long CHUNK = 4096;
+
+    /**
+     * @param spec a file or shm spec
+     * @return the same location with default settings, as a user reopening it would write
+     */
+    default PoolSpec reopenSpec(PoolSpec spec) {
+        return spec.kind() == PoolSpec.Kind.FILE ? PoolSpec.file(spec.path()).build() : PoolSpec.shm(spec.shmName()).build();
+    }
+
+    private static byte[] pattern(int n, long seed) {
+        byte[] b = new byte[n];
+        new Random(seed).nextBytes(b);
+        return b;
+    }
+
+    /** Named segments and their bytes survive close and reopen; unnamed ones are freed on close. */
+    @ParameterizedTest
+    @EnumSource(value = PoolSpec.Kind.class, names = {"FILE", "SHM"})
+    default void reopenGivesBackTheSameSegmentsAndBytes(PoolSpec.Kind kind, @TempDir Path dir) {
+        PoolSpec spec = spec(kind, dir).chunkSize(CHUNK).capacity(256 * CHUNK).extentSize(16 * CHUNK).build();
+        byte[] big = pattern(40 * (int) CHUNK + 123, 1);
+        byte[] small = pattern(100, 2);
+        try (TestPool tp = pool(spec)) {
+            ChunkPool pool = tp.pool();
+            try (Segment a = pool.allocate("big", big.length); Segment b = pool.allocate("small", small.length);
+                 Segment empty = pool.allocate("empty", 0)) {
+                a.copyFrom(big, 0, 0, big.length);
+                b.copyFrom(small, 0, 0, small.length);
+                assertEquals(0, empty.size());
+            }
+            Segment unnamed = pool.allocate(10 * CHUNK);
+            unnamed.fill(0, unnamed.size(), (byte) 1);
+            pool.allocate("deleted", CHUNK).close();
+            assertTrue(pool.delete("deleted"));
+            assertEquals(42 + 10, pool.usedChunks());
+            pool.force();
+            pool.close();
+
+            try (ChunkPool again = backend().openPool(reopenSpec(spec))) {
+                assertTrue(again.openReport().wasClean(), again.openReport().toString());
+                assertEquals(Set.of("big", "small", "empty"), again.segmentNames());
+                assertEquals(42, again.usedChunks(), "the unnamed segment was freed by close");
+                assertEquals(CHUNK, again.chunkSize(), "geometry comes from the file");
+                assertEquals(256 * CHUNK, again.capacity());
+                try (Segment a = again.open("big").orElseThrow(); Segment b = again.open("small").orElseThrow()) {
+                    byte[] back = new byte[big.length];
+                    a.copyTo(0, back, 0, back.length);
+                    assertArrayEquals(big, back);
+                    byte[] smallBack = new byte[small.length];
+                    b.copyTo(0, smallBack, 0, smallBack.length);
+                    assertArrayEquals(small, smallBack);
+                    assertEquals("big", a.name());
+                }
+                assertEquals(0, again.open("empty").orElseThrow().size());
+                assertTrue(again.open("deleted").isEmpty());
+                assertTrue(again.recover().wasClean());
+            }
+        }
+    }
+
+    /** A pool that never obtained memory, or that was filled to capacity, reopens. */
+    @ParameterizedTest
+    @EnumSource(value = PoolSpec.Kind.class, names = {"FILE", "SHM"})
+    default void emptyAndFullPoolsReopen(PoolSpec.Kind kind, @TempDir Path dir) {
+        PoolSpec spec = spec(kind, dir).chunkSize(CHUNK).capacity(20 * CHUNK).extentSize(8 * CHUNK).build();
+        try (TestPool tp = pool(spec)) {
+            tp.pool().close();
+            try (ChunkPool again = backend().openPool(reopenSpec(spec))) {
+                assertEquals(20, again.freeChunks());
+                try (Segment all = again.allocate("all", 20 * CHUNK)) {
+                    all.putLong(all.size() - 8, 77);
+                }
+            }
+            try (ChunkPool again = backend().openPool(reopenSpec(spec))) {
+                assertEquals(0, again.freeChunks());
+                try (Segment all = again.open("all").orElseThrow()) {
+                    assertEquals(77, all.getLong(20 * CHUNK - 8));
+                }
+                assertTrue(again.delete("all"));
+                assertEquals(20, again.freeChunks());
+                try (Segment s = again.allocate(20 * CHUNK)) {
+                    assertEquals(0, again.freeChunks());
+                }
+            }
+        }
+    }
+
+    /**
+     * Two pool objects on one file (as two processes would have) share named segments, bytes and
+     * chunks; a segment deleted in one stays alive while the other holds it.
+     */
+    @ParameterizedTest
+    @EnumSource(value = PoolSpec.Kind.class, names = {"FILE", "SHM"})
+    default void twoOpenersShareOnePool(PoolSpec.Kind kind, @TempDir Path dir) {
+        PoolSpec spec = spec(kind, dir).chunkSize(CHUNK).capacity(64 * CHUNK).extentSize(8 * CHUNK).build();
+        try (TestPool tp = pool(spec); ChunkPool other = backend().openPool(reopenSpec(spec))) {
+            ChunkPool pool = tp.pool();
+            Segment mine = pool.allocate("shared", 3 * CHUNK);
+            mine.putLong(CHUNK + 8, 1234);
+            Segment theirs = other.open("shared").orElseThrow();
+            assertEquals(1234, theirs.getLong(CHUNK + 8));
+            theirs.putLong(2 * CHUNK, -5);
+            assertEquals(-5, mine.getLong(2 * CHUNK));
+
+            Segment a = pool.allocate(10 * CHUNK);
+            Segment b = other.allocate(10 * CHUNK);
+            assertEquals(23, pool.usedChunks());
+            assertEquals(23, other.usedChunks());
+            a.fill(0, a.size(), (byte) 1);
+            b.fill(0, b.size(), (byte) 2);
+            assertEquals(1, a.getByte(a.size() - 1), "no chunk is in both segments");
+
+            mine.close();
+            assertTrue(pool.delete("shared"));
+            assertFalse(other.segmentNames().contains("shared"));
+            assertEquals(-5, theirs.getLong(2 * CHUNK), "the other opener's handle keeps the memory");
+            assertEquals(23, pool.usedChunks());
+            theirs.close();
+            assertEquals(20, pool.usedChunks(), "freed when the last opener closed it");
+            a.close();
+            b.close();
+            assertEquals(0, other.usedChunks());
+        }
+    }
+
+    /** Opening read-only reads everything and changes nothing; writing needs a writable open. */
+    @ParameterizedTest
+    @EnumSource(value = PoolSpec.Kind.class, names = {"FILE"})
+    default void readOnlyOpenAndUnwritableFiles(PoolSpec.Kind kind, @TempDir Path dir) throws Exception {
+        PoolSpec spec = spec(kind, dir).chunkSize(CHUNK).capacity(16 * CHUNK).build();
+        try (TestPool tp = pool(spec)) {
+            try (Segment s = tp.pool().allocate("x", 2 * CHUNK)) {
+                s.putLong(CHUNK, 99);
+            }
+            tp.pool().close();
+            Files.setPosixFilePermissions(spec.path(), PosixFilePermissions.fromString("r--r--r--"));
+            boolean root = Files.isWritable(spec.path());
+            if (!root) {
+                FerriteException e = assertThrows(FerriteException.class, () -> backend().openPool(reopenSpec(spec)));
+                assertTrue(e.getMessage().contains("readOnly(true)"), e.getMessage());
+            }
+            PoolSpec ro = PoolSpec.file(spec.path()).readOnly(true).build();
+            try (ChunkPool pool = backend().openPool(ro)) {
+                assertEquals(Set.of("x"), pool.segmentNames());
+                try (Segment s = pool.open("x").orElseThrow()) {
+                    assertEquals(99, s.getLong(CHUNK));
+                }
+                assertThrows(FerriteException.class, () -> pool.allocate(1));
+                assertThrows(FerriteException.class, () -> pool.allocate("y", 1));
+                assertThrows(FerriteException.class, () -> pool.delete("x"));
+                assertThrows(FerriteException.class, pool::recover);
+            }
+            Files.setPosixFilePermissions(spec.path(), PosixFilePermissions.fromString("rw-------"));
+        }
+    }
+
+    /** Opening what is not there fails clearly. */
+    @ParameterizedTest
+    @EnumSource(value = PoolSpec.Kind.class, names = {"FILE", "SHM"})
+    default void openingAMissingPoolFails(PoolSpec.Kind kind, @TempDir Path dir) {
+        PoolSpec spec = spec(kind, dir).build();
+        FerriteException e = assertThrows(FerriteException.class, () -> backend().openPool(spec));
+        assertTrue(e.getMessage().contains("does not exist"), e.getMessage());
+        assertThrows(FerriteException.class, () -> backend().openPool(PoolSpec.anonymous().build()));
+    }
+
+    /** The directory holds as many names as the spec says, and says so when full. */
+    @ParameterizedTest
+    @EnumSource(value = PoolSpec.Kind.class, names = {"FILE"})
+    default void theDirectoryHasTheSizeTheSpecGives(PoolSpec.Kind kind, @TempDir Path dir) {
+        PoolSpec spec = spec(kind, dir).chunkSize(CHUNK).capacity(16 * CHUNK).maxNamedSegments(3).build();
+        try (TestPool tp = pool(spec)) {
+            for (int i = 0; i < 3; i++) {
+                tp.pool().allocate("n" + i, 1).close();
+            }
+            FerriteException e = assertThrows(FerriteException.class, () -> tp.pool().allocate("n3", 1));
+            assertTrue(e.getMessage().contains("full") && e.getMessage().contains("3"), e.getMessage());
+            assertEquals(3, tp.pool().usedChunks(), "the failed allocation holds nothing");
+            assertTrue(tp.pool().delete("n1"));
+            tp.pool().allocate("n3", 1).close();
+            assertEquals(Set.of("n0", "n2", "n3"), tp.pool().segmentNames());
+            String unicode = "ünïcødé-€";
+            tp.pool().delete("n0");
+            tp.pool().allocate(unicode, 8).close();
+            assertTrue(tp.pool().open(unicode).isPresent());
+        }
+    }
+
+    /** recover() on a sound pool in use finds nothing and changes nothing. */
+    @ParameterizedTest
+    @EnumSource(value = PoolSpec.Kind.class, names = {"FILE", "SHM"})
+    default void recoveryOfASoundPoolInUseIsClean(PoolSpec.Kind kind, @TempDir Path dir) {
+        PoolSpec spec = spec(kind, dir).chunkSize(CHUNK).capacity(64 * CHUNK).extentSize(8 * CHUNK).build();
+        try (TestPool tp = pool(spec)) {
+            Segment a = tp.pool().allocate(5 * CHUNK);
+            Segment n = tp.pool().allocate("n", 7 * CHUNK);
+            a.putLong(0, 1);
+            RecoveryReport r = tp.pool().recover();
+            assertTrue(r.wasClean(), r.toString());
+            assertEquals(12, r.ownedChunks());
+            assertEquals(52, r.freeChunks());
+            assertEquals(1, a.getLong(0));
+            a.close();
+            n.close();
+        }
+    }
+}
