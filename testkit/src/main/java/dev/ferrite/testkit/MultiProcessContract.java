@@ -108,7 +108,8 @@ public interface MultiProcessContract extends BackendFixture {
         try (TestPool tp = pool(spec); Segment mine = tp.pool().allocate("survivor", 3 * CHUNK)) {
             mine.putLong(0, 4242);
             int recovered = 0;
-            for (int round = 0; round < 12; round++) {
+            int rounds = Integer.getInteger("ferrite.test.killRounds", 12);
+            for (int round = 0; round < rounds; round++) {
                 Process child = ChildJvm.start(childFlags(), PoolChurn.class, backend().name(), kindArg(spec),
                         location(spec), "-1", Long.toString(round));
                 BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(),

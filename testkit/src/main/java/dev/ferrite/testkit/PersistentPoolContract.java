@@ -185,6 +185,57 @@ public interface PersistentPoolContract extends BackendFixture {
         }
     }
 
+    /**
+     * The file holds what docs/FORMAT.md says, at the offsets it gives (numbers written here from
+     * the document, not taken from the code): what a reader in another language would rely on.
+     */
+    @ParameterizedTest
+    @EnumSource(value = PoolSpec.Kind.class, names = {"FILE"})
+    default void theFileMatchesTheDocumentedLayout(PoolSpec.Kind kind, @TempDir Path dir) throws Exception {
+        PoolSpec spec = spec(kind, dir).chunkSize(CHUNK).capacity(64 * CHUNK).extentSize(16 * CHUNK)
+                .maxNamedSegments(10).build();
+        try (TestPool tp = pool(spec)) {
+            tp.pool().allocate(5 * CHUNK).close();
+            try (Segment s = tp.pool().allocate("doc", CHUNK + 8)) {
+                s.putLong(CHUNK, 0x1122334455667788L);
+            }
+            tp.pool().force();
+            java.nio.ByteBuffer f = java.nio.ByteBuffer.wrap(Files.readAllBytes(spec.path()))
+                    .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            assertEquals("FERRPOOL", new String(f.array(), 0, 8, java.nio.charset.StandardCharsets.US_ASCII));
+            assertEquals(1, f.getInt(8));
+            assertEquals(8192, f.getInt(12));
+            assertEquals(CHUNK, f.getLong(16));
+            assertEquals(64 * CHUNK, f.getLong(24));
+            assertEquals(16 * CHUNK, f.getLong(32));
+            assertEquals(64, f.getInt(40));
+            assertEquals(10, f.getInt(48));
+            long table = f.getLong(64);
+            long data = f.getLong(72);
+            assertEquals(((8192 + 10 * 320) + 4095) / 4096 * 4096, table);
+            assertEquals((table + 64 * 8 + 65535) / 65536 * 65536, data);
+            java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+            crc.update(f.array(), 0, 88);
+            assertEquals((int) crc.getValue(), f.getInt(88));
+            assertEquals(1, f.getInt(128), "one extent obtained");
+            assertEquals(2, f.getLong(384), "used chunks");
+            long slot = 8192;
+            assertEquals(2, f.getInt((int) slot), "LIVE");
+            assertEquals(CHUNK + 8, f.getLong((int) slot + 16));
+            assertEquals(2, f.getInt((int) slot + 28));
+            assertEquals(3, f.getInt((int) slot + 40));
+            assertEquals("doc", new String(f.array(), (int) slot + 64, 3, java.nio.charset.StandardCharsets.UTF_8));
+            int first = f.getInt((int) slot + 24);
+            int second = f.getInt((int) (table + 8L * first));
+            assertEquals(-1, f.getInt((int) (table + 8L * first + 4)), "owned by directory slot 0");
+            assertEquals(-1, f.getInt((int) (table + 8L * second)), "the chain ends after two chunks");
+            assertEquals(0x1122334455667788L, f.getLong((int) (data + second * CHUNK)), "segment byte 4096 is "
+                    + "byte 0 of its second chunk");
+            int head = (int) f.getLong(256);
+            assertEquals(0, f.getInt((int) (table + 8L * head + 4)), "the free stack's head is free");
+        }
+    }
+
     /** Opening what is not there fails clearly. */
     @ParameterizedTest
     @EnumSource(value = PoolSpec.Kind.class, names = {"FILE", "SHM"})

@@ -35,7 +35,7 @@ package dev.ferrite.internal.pool;
 public final class PoolHeaderLayout {
 
     /** "FERRPOOL" in ASCII, read as a little-endian long. */
-    public static final long MAGIC = 0x4C4F4F5050525245L;
+    public static final long MAGIC = 0x4C4F4F5052524546L;
     /** The format version this code writes and reads. */
     public static final int VERSION = 1;
     /** Bytes of the header, including the owner table. */
