@@ -119,8 +119,10 @@ public final class PoolStore {
      */
     public static PoolStore open(PoolFile file, String where) {
         ByteBuffer header = ByteBuffer.allocate(HEADER_SIZE).order(ByteOrder.LITTLE_ENDIAN);
-        long length = file.length();
+        // Header first, length second: growth lengthens the file before it counts the new extent,
+        // so a length read afterwards covers every extent the header counts.
         file.read(header, 0);
+        long length = file.length();
         PoolLayout layout = PoolLayout.read(header, length, where);
         return new PoolStore(file, layout, where, false, 0);
     }
