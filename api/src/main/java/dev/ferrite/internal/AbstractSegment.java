@@ -36,6 +36,12 @@ public abstract class AbstractSegment implements Segment {
      * checked access also catches use after close, and only its failure path asks which it was.
      */
     protected long limit;
+    /**
+     * The size while this handle is open on a writable pool, -1 when closed or read-only: writes
+     * check against it instead of {@link #limit}, so refusing writes to a read-only pool costs
+     * nothing extra.
+     */
+    protected long writeLimit;
 
     private boolean closed;
     private LeakTracker.Tracked leak;
@@ -51,6 +57,7 @@ public abstract class AbstractSegment implements Segment {
         this.chunkMask = g.chunkMask;
         this.chunkSize = g.chunkSize;
         this.limit = size;
+        this.writeLimit = memory.pool().store().isReadOnly() ? -1 : size;
     }
 
     /**
@@ -105,6 +112,7 @@ public abstract class AbstractSegment implements Segment {
             }
             closed = true;
             limit = -1;
+            writeLimit = -1;
             if (leak != null) {
                 leak.closed();
             }
@@ -116,6 +124,7 @@ public abstract class AbstractSegment implements Segment {
     final synchronized void markClosed() {
         closed = true;
         limit = -1;
+        writeLimit = -1;
         if (leak != null) {
             leak.closed();
         }
@@ -153,6 +162,38 @@ public abstract class AbstractSegment implements Segment {
     }
 
     /**
+     * The check of one typed write: like {@link #check}, and refuses writes to a read-only pool.
+     *
+     * @param off   byte offset
+     * @param width bytes written, 1 to 8
+     */
+    protected final void checkWrite(long off, int width) {
+        if ((off | (writeLimit - width - off)) < 0) {
+            throw writeError(off, width);
+        }
+    }
+
+    /**
+     * Throws unless {@code [off, off + len)} lies in the open segment and the pool is writable.
+     *
+     * @param off first byte
+     * @param len bytes, at least 0
+     */
+    protected final void checkWriteRange(long off, long len) {
+        if ((off | len | (writeLimit - len - off)) < 0) {
+            throw writeError(off, len);
+        }
+    }
+
+    private RuntimeException writeError(long off, long len) {
+        if (limit >= 0 && writeLimit < 0) {
+            return new dev.ferrite.FerriteException("write of " + len + " bytes at offset " + off + " to "
+                    + memory.describe() + ": its pool is open read-only");
+        }
+        return rangeError(off, len);
+    }
+
+    /**
      * The error for a failed range check: closed if this handle is closed, else out of bounds.
      *
      * @param off first byte asked for
@@ -181,6 +222,21 @@ public abstract class AbstractSegment implements Segment {
      */
     protected final void checkAtomic(long off, int width) {
         checkRange(off, width);
+        checkAligned(off, width);
+    }
+
+    /**
+     * Throws unless the access is in range, naturally aligned, and the pool writable.
+     *
+     * @param off   byte offset
+     * @param width 4 or 8
+     */
+    protected final void checkAtomicWrite(long off, int width) {
+        checkWriteRange(off, width);
+        checkAligned(off, width);
+    }
+
+    private static void checkAligned(long off, int width) {
         if ((off & (width - 1)) != 0) {
             throw new MisalignedAccessException("offset " + off + " is not a multiple of " + width
                     + " as a volatile, ordered or atomic " + (width == 4 ? "int" : "long") + " access needs");
@@ -219,7 +275,7 @@ public abstract class AbstractSegment implements Segment {
      * @param width bytes, 2 to 8
      */
     protected final void putStraddling(long off, long v, int width) {
-        checkRange(off, width);
+        checkWriteRange(off, width);
         for (int i = 0; i < width; i++) {
             putByte(off + i, (byte) (v >>> (8 * i)));
         }
@@ -249,7 +305,7 @@ public abstract class AbstractSegment implements Segment {
 
     @Override
     public void copyFrom(byte[] src, int srcOff, long off, int len) {
-        checkRange(off, len);
+        checkWriteRange(off, len);
         checkArray(src.length, srcOff, len);
         while (len > 0) {
             Region r = pieceAt(off, len);
@@ -283,7 +339,7 @@ public abstract class AbstractSegment implements Segment {
 
     @Override
     public void copyFrom(double[] src, int srcOff, long off, int count) {
-        checkRange(off, 8L * count);
+        checkWriteRange(off, 8L * count);
         checkArray(src.length, srcOff, count);
         while (count > 0) {
             int inChunk = (int) (off & chunkMask);
@@ -323,7 +379,7 @@ public abstract class AbstractSegment implements Segment {
 
     @Override
     public void copyFrom(long[] src, int srcOff, long off, int count) {
-        checkRange(off, 8L * count);
+        checkWriteRange(off, 8L * count);
         checkArray(src.length, srcOff, count);
         while (count > 0) {
             int inChunk = (int) (off & chunkMask);
@@ -356,7 +412,7 @@ public abstract class AbstractSegment implements Segment {
     @Override
     public void copyFrom(ByteBuffer src, long off) {
         long len = src.remaining();
-        checkRange(off, len);
+        checkWriteRange(off, len);
         while (len > 0) {
             Region r = pieceAt(off, len);
             int n = r.length();
@@ -375,6 +431,9 @@ public abstract class AbstractSegment implements Segment {
         if ((dstOff | len | (dst.size() - len - dstOff)) < 0) {
             throw new OutOfBoundsException("destination offset " + dstOff + " length " + len
                     + " is outside a segment of " + dst.size() + " bytes");
+        }
+        if (dst instanceof AbstractSegment) {
+            ((AbstractSegment) dst).checkWriteRange(dstOff, len);
         }
         if (len == 0) {
             return;
@@ -412,7 +471,7 @@ public abstract class AbstractSegment implements Segment {
 
     @Override
     public void fill(long off, long len, byte value) {
-        checkRange(off, len);
+        checkWriteRange(off, len);
         while (len > 0) {
             Region r = pieceAt(off, len);
             r.fill(0, r.length(), value);

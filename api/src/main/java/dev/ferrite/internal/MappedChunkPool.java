@@ -34,6 +34,7 @@ public final class MappedChunkPool implements ChunkPool {
     private final MemoryBackend backend;
     private final MemoryAccess access;
     private final PoolStore store;
+    private final PoolAccess poolAccess;
     private final PoolGeometry geometry;
     private final boolean leakDetection;
 
@@ -49,6 +50,15 @@ public final class MappedChunkPool implements ChunkPool {
         this.store = store;
         this.geometry = store.layout().geometry();
         this.leakDetection = LeakTracker.enabled();
+        PoolAccess opened;
+        try {
+            opened = access.open(this);
+        } catch (RuntimeException | Error e) {
+            // Leave the pool file as if this process had never opened it; the mappings go with GC.
+            store.detach();
+            throw e;
+        }
+        this.poolAccess = opened;
     }
 
     /**
@@ -115,6 +125,11 @@ public final class MappedChunkPool implements ChunkPool {
         return (chunkId & geometry.chunksPerExtentMask) << geometry.chunkShift;
     }
 
+    /** @return the pool's file store: layout, file, bookkeeping */
+    public PoolStore store() {
+        return store;
+    }
+
     /** @return whether the backend's handles check every access */
     public boolean isChecked() {
         return access.isChecked();
@@ -127,7 +142,7 @@ public final class MappedChunkPool implements ChunkPool {
         int[] chunks = store.claim((int) geometry.chunksFor(bytes));
         SegmentMemory memory;
         try {
-            memory = new SegmentMemory(this, null, bytes, chunks, access.chunkTable(this, chunks));
+            memory = new SegmentMemory(this, null, bytes, chunks, poolAccess.chunkTable(chunks));
         } catch (RuntimeException | Error e) {
             store.release(chunks);
             throw e;
@@ -163,7 +178,7 @@ public final class MappedChunkPool implements ChunkPool {
         return store.withLock(() -> {
             PoolStore.Named named = store.allocateNamed(name, bytes);
             SegmentMemory memory = new SegmentMemory(this, named, bytes, named.chunks(),
-                    access.chunkTable(this, named.chunks()));
+                    poolAccess.chunkTable(named.chunks()));
             synchronized (lock) {
                 openNamed.put(named.slot(), memory);
                 live.add(memory);
@@ -181,7 +196,7 @@ public final class MappedChunkPool implements ChunkPool {
                 return Optional.empty();
             }
             SegmentMemory memory = new SegmentMemory(this, named, named.size(), named.chunks(),
-                    access.chunkTable(this, named.chunks()));
+                    poolAccess.chunkTable(named.chunks()));
             synchronized (lock) {
                 live.add(memory);
             }
@@ -195,7 +210,7 @@ public final class MappedChunkPool implements ChunkPool {
             synchronized (lock) {
                 SegmentMemory cached = openNamed.get(named.slot());
                 if (cached != null && cached.named().generation() == named.generation()) {
-                    AbstractSegment handle = access.newHandle(cached);
+                    AbstractSegment handle = poolAccess.newHandle(cached);
                     if (cached.register(handle)) {
                         trackLeaks(handle, cached);
                         return Optional.of(handle);
@@ -203,7 +218,7 @@ public final class MappedChunkPool implements ChunkPool {
                 }
             }
             SegmentMemory memory = new SegmentMemory(this, named, named.size(), named.chunks(),
-                    access.chunkTable(this, named.chunks()));
+                    poolAccess.chunkTable(named.chunks()));
             synchronized (lock) {
                 openNamed.put(named.slot(), memory);
                 live.add(memory);
@@ -219,7 +234,7 @@ public final class MappedChunkPool implements ChunkPool {
      * @return the open handle
      */
     AbstractSegment newHandle(SegmentMemory memory) {
-        AbstractSegment handle = access.newHandle(memory);
+        AbstractSegment handle = poolAccess.newHandle(memory);
         if (!memory.register(handle)) {
             throw new dev.ferrite.SegmentClosedException(memory.describe() + " is closed");
         }
@@ -363,9 +378,7 @@ public final class MappedChunkPool implements ChunkPool {
                 store.detach();
             }
         } finally {
-            for (MappedByteBuffer m : store.mappings()) {
-                access.unmap(m);
-            }
+            poolAccess.release(store.mappings());
             store.closeFile();
         }
     }

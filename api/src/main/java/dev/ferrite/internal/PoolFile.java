@@ -129,6 +129,11 @@ public final class PoolFile implements AutoCloseable {
         return path;
     }
 
+    /** @return the open channel, for backends that map the file themselves; not to be closed */
+    public FileChannel channel() {
+        return channel;
+    }
+
     /** @return whether the file is open for reading only */
     public boolean isReadOnly() {
         return readOnly;

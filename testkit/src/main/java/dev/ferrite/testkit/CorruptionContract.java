@@ -108,9 +108,11 @@ public interface CorruptionContract extends BackendFixture {
     default void truncatedFilesAreRefused(@TempDir Path dir) throws IOException {
         Path file = samplePool(dir);
         byte[] good = Files.readAllBytes(file);
-        long dataOffset = ByteBuffer.wrap(good).order(ByteOrder.LITTLE_ENDIAN).getLong(PoolHeaderLayout.DATA_OFFSET_OFFSET);
+        ByteBuffer g = ByteBuffer.wrap(good).order(ByteOrder.LITTLE_ENDIAN);
+        long dataOffset = g.getLong(PoolHeaderLayout.DATA_OFFSET_OFFSET);
+        long required = dataOffset + g.getInt(PoolHeaderLayout.OBTAINED_EXTENTS_OFFSET) * 8 * CHUNK;
         for (long length : new long[] {0, 100, PoolHeaderLayout.HEADER_SIZE - 1, dataOffset - 1, dataOffset + CHUNK,
-            good.length - 1}) {
+            required - 1}) {
             Files.write(file, good);
             try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
                 ch.truncate(length);

@@ -99,7 +99,12 @@ public interface LargeSegmentContract extends BackendFixture {
         }
     }
 
-    private static long diskUsageKiB(Path file) throws Exception {
+    /**
+     * @param file a file
+     * @return the KiB of disk (or tmpfs RAM) it takes, as {@code du -k} says
+     * @throws Exception if du cannot run
+     */
+    static long diskUsageKiB(Path file) throws Exception {
         Process p = new ProcessBuilder("du", "-k", file.toString()).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes()).trim();
         p.waitFor();

@@ -251,9 +251,9 @@ public final class PoolStore {
             if (n >= geometry.extentCount) {
                 return false;
             }
-            // Map first (this grows the file), then count the extent, then offer its chunks: a
-            // crash in between leaves free chunks on no stack, which recovery puts back.
-            mapExtent(n);
+            // Grow the file first, then count the extent, then offer its chunks: a crash in
+            // between leaves free chunks on no stack, which recovery puts back.
+            file.ensureLength(layout.requiredLength(n + 1));
             int[] chain = ledger.linkExtent(n);
             ledger.setObtainedExtents(n + 1);
             ledger.pushChain(chain[0], chain[1]);
@@ -269,7 +269,7 @@ public final class PoolStore {
      * Claims chunks for this process, obtaining extents as needed.
      *
      * @param count chunks, at least 0
-     * @return their ids, in allocation order; each extent is mapped here
+     * @return their ids, in allocation order
      * @throws PoolExhaustedException if the pool cannot supply them; nothing stays claimed
      */
     public int[] claim(int count) {
@@ -305,9 +305,6 @@ public final class PoolStore {
                         + " bytes: " + free + " chunks free of " + geometry.totalChunks + " (capacity "
                         + geometry.capacity + " bytes) in " + where);
             }
-        }
-        for (int id : ids) {
-            extentOf(id);
         }
         return ids;
     }
@@ -393,9 +390,6 @@ public final class PoolStore {
         int[] ids = readChain(d);
         if (!readOnly) {
             directory.setOpenMask(d, directory.openMask(d) | 1L << slot);
-        }
-        for (int id : ids) {
-            extentOf(id);
         }
         return new Named(d, directory.generation(d), name, directory.size(d), ids);
     }
@@ -543,6 +537,11 @@ public final class PoolStore {
             }
         }
         return all;
+    }
+
+    /** @return the pool file, for backends that map it themselves */
+    public PoolFile file() {
+        return file;
     }
 
     /** Closes the file; mappings stay valid until unmapped. */

@@ -3,10 +3,12 @@ package dev.ferrite.backend.bytebuffer;
 import dev.ferrite.internal.AbstractSegment;
 import dev.ferrite.internal.MappedChunkPool;
 import dev.ferrite.internal.MemoryAccess;
+import dev.ferrite.internal.PoolAccess;
 import dev.ferrite.internal.SegmentMemory;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
+import java.util.List;
 
 /**
  * Reaches memory through one little-endian buffer slice per chunk, so an access is a shift, a
@@ -22,24 +24,29 @@ public final class ByteBufferMemoryAccess implements MemoryAccess {
     }
 
     @Override
-    public Object chunkTable(MappedChunkPool pool, int[] chunks) {
+    public PoolAccess open(MappedChunkPool pool) {
         int chunkSize = (int) pool.chunkSize();
-        ByteBuffer[] slices = new ByteBuffer[chunks.length];
-        for (int i = 0; i < chunks.length; i++) {
-            slices[i] = pool.extentOf(chunks[i]).slice(pool.offsetInExtent(chunks[i]), chunkSize)
-                    .order(ByteOrder.LITTLE_ENDIAN);
-        }
-        return slices;
-    }
+        return new PoolAccess() {
+            @Override
+            public Object chunkTable(int[] chunks) {
+                ByteBuffer[] slices = new ByteBuffer[chunks.length];
+                for (int i = 0; i < chunks.length; i++) {
+                    slices[i] = pool.extentOf(chunks[i]).slice(pool.offsetInExtent(chunks[i]), chunkSize)
+                            .order(ByteOrder.LITTLE_ENDIAN);
+                }
+                return slices;
+            }
 
-    @Override
-    public AbstractSegment newHandle(SegmentMemory memory) {
-        return new ByteBufferSegment(memory);
-    }
+            @Override
+            public AbstractSegment newHandle(SegmentMemory memory) {
+                return new ByteBufferSegment(memory);
+            }
 
-    @Override
-    public void unmap(MappedByteBuffer extent) {
-        // Without Unsafe the JDK unmaps only when the buffer is garbage-collected.
+            @Override
+            public void release(List<MappedByteBuffer> storeMappings) {
+                // Without Unsafe the JDK unmaps a buffer only when it is garbage-collected.
+            }
+        };
     }
 
     @Override

@@ -43,7 +43,7 @@ final class ByteBufferSegment extends AbstractSegment {
 
     @Override
     public void putByte(long off, byte v) {
-        check(off, 1);
+        checkWrite(off, 1);
         chunk(off).put((int) (off & chunkMask), v);
     }
 
@@ -59,7 +59,7 @@ final class ByteBufferSegment extends AbstractSegment {
 
     @Override
     public void putShort(long off, short v) {
-        check(off, 2);
+        checkWrite(off, 2);
         int p = (int) (off & chunkMask);
         if (p <= lastShort) {
             chunk(off).putShort(p, v);
@@ -90,7 +90,7 @@ final class ByteBufferSegment extends AbstractSegment {
 
     @Override
     public void putInt(long off, int v) {
-        check(off, 4);
+        checkWrite(off, 4);
         int p = (int) (off & chunkMask);
         if (p <= lastInt) {
             chunk(off).putInt(p, v);
@@ -111,7 +111,7 @@ final class ByteBufferSegment extends AbstractSegment {
 
     @Override
     public void putLong(long off, long v) {
-        check(off, 8);
+        checkWrite(off, 8);
         int p = (int) (off & chunkMask);
         if (p <= lastLong) {
             chunk(off).putLong(p, v);
@@ -142,7 +142,7 @@ final class ByteBufferSegment extends AbstractSegment {
 
     @Override
     public void putDouble(long off, double v) {
-        check(off, 8);
+        checkWrite(off, 8);
         int p = (int) (off & chunkMask);
         if (p <= lastLong) {
             chunk(off).putDouble(p, v);
@@ -159,25 +159,25 @@ final class ByteBufferSegment extends AbstractSegment {
 
     @Override
     public void putIntVolatile(long off, int v) {
-        checkAtomic(off, 4);
+        checkAtomicWrite(off, 4);
         INT.setVolatile(chunk(off), (int) (off & chunkMask), v);
     }
 
     @Override
     public void putIntOrdered(long off, int v) {
-        checkAtomic(off, 4);
+        checkAtomicWrite(off, 4);
         INT.setRelease(chunk(off), (int) (off & chunkMask), v);
     }
 
     @Override
     public boolean compareAndSetInt(long off, int expect, int update) {
-        checkAtomic(off, 4);
+        checkAtomicWrite(off, 4);
         return INT.compareAndSet(chunk(off), (int) (off & chunkMask), expect, update);
     }
 
     @Override
     public int getAndAddInt(long off, int delta) {
-        checkAtomic(off, 4);
+        checkAtomicWrite(off, 4);
         return (int) INT.getAndAdd(chunk(off), (int) (off & chunkMask), delta);
     }
 
@@ -189,25 +189,25 @@ final class ByteBufferSegment extends AbstractSegment {
 
     @Override
     public void putLongVolatile(long off, long v) {
-        checkAtomic(off, 8);
+        checkAtomicWrite(off, 8);
         LONG.setVolatile(chunk(off), (int) (off & chunkMask), v);
     }
 
     @Override
     public void putLongOrdered(long off, long v) {
-        checkAtomic(off, 8);
+        checkAtomicWrite(off, 8);
         LONG.setRelease(chunk(off), (int) (off & chunkMask), v);
     }
 
     @Override
     public boolean compareAndSetLong(long off, long expect, long update) {
-        checkAtomic(off, 8);
+        checkAtomicWrite(off, 8);
         return LONG.compareAndSet(chunk(off), (int) (off & chunkMask), expect, update);
     }
 
     @Override
     public long getAndAddLong(long off, long delta) {
-        checkAtomic(off, 8);
+        checkAtomicWrite(off, 8);
         return (long) LONG.getAndAdd(chunk(off), (int) (off & chunkMask), delta);
     }
 

@@ -3,13 +3,16 @@ package dev.ferrite.backend.unsafe;
 import dev.ferrite.internal.AbstractSegment;
 import dev.ferrite.internal.MappedChunkPool;
 import dev.ferrite.internal.MemoryAccess;
+import dev.ferrite.internal.PoolAccess;
 import dev.ferrite.internal.SegmentMemory;
 import java.nio.MappedByteBuffer;
+import java.util.List;
 
 /**
  * Reaches memory with {@code sun.misc.Unsafe} through a flat table of chunk base addresses per
- * segment, so an access is a shift, a mask, a load and the access itself. Unmaps extents at once
- * when the pool closes. Public so the {@code shm} backend can use it.
+ * segment, so an access is a shift, a mask, a load and the access itself. Extents are mapped as
+ * segments need them and unmapped at once when the pool closes. Public so the {@code shm} backend
+ * can use it.
  */
 public final class UnsafeMemoryAccess implements MemoryAccess {
 
@@ -30,22 +33,29 @@ public final class UnsafeMemoryAccess implements MemoryAccess {
     }
 
     @Override
-    public Object chunkTable(MappedChunkPool pool, int[] chunks) {
-        long[] bases = new long[chunks.length];
-        for (int i = 0; i < chunks.length; i++) {
-            bases[i] = UnsafeAccess.address(pool.extentOf(chunks[i])) + pool.offsetInExtent(chunks[i]);
-        }
-        return bases;
-    }
+    public PoolAccess open(MappedChunkPool pool) {
+        return new PoolAccess() {
+            @Override
+            public Object chunkTable(int[] chunks) {
+                long[] bases = new long[chunks.length];
+                for (int i = 0; i < chunks.length; i++) {
+                    bases[i] = UnsafeAccess.address(pool.extentOf(chunks[i])) + pool.offsetInExtent(chunks[i]);
+                }
+                return bases;
+            }
 
-    @Override
-    public AbstractSegment newHandle(SegmentMemory memory) {
-        return new UnsafeSegment(memory);
-    }
+            @Override
+            public AbstractSegment newHandle(SegmentMemory memory) {
+                return new UnsafeSegment(memory);
+            }
 
-    @Override
-    public void unmap(MappedByteBuffer extent) {
-        UnsafeAccess.UNSAFE.invokeCleaner(extent);
+            @Override
+            public void release(List<MappedByteBuffer> storeMappings) {
+                for (MappedByteBuffer m : storeMappings) {
+                    UnsafeAccess.UNSAFE.invokeCleaner(m);
+                }
+            }
+        };
     }
 
     @Override

@@ -45,7 +45,7 @@ final class UnsafeSegment extends AbstractSegment {
     @Override
     public void putByte(long off, byte v) {
         if (CHECKS) {
-            check(off, 1);
+            checkWrite(off, 1);
         }
         U.putByte(address(off), v);
     }
@@ -65,7 +65,7 @@ final class UnsafeSegment extends AbstractSegment {
     @Override
     public void putShort(long off, short v) {
         if (CHECKS) {
-            check(off, 2);
+            checkWrite(off, 2);
         }
         long p = off & chunkMask;
         if (p <= lastShort) {
@@ -100,7 +100,7 @@ final class UnsafeSegment extends AbstractSegment {
     @Override
     public void putInt(long off, int v) {
         if (CHECKS) {
-            check(off, 4);
+            checkWrite(off, 4);
         }
         long p = off & chunkMask;
         if (p <= lastInt) {
@@ -125,7 +125,7 @@ final class UnsafeSegment extends AbstractSegment {
     @Override
     public void putLong(long off, long v) {
         if (CHECKS) {
-            check(off, 8);
+            checkWrite(off, 8);
         }
         long p = off & chunkMask;
         if (p <= lastLong) {
@@ -160,7 +160,7 @@ final class UnsafeSegment extends AbstractSegment {
     @Override
     public void putDouble(long off, double v) {
         if (CHECKS) {
-            check(off, 8);
+            checkWrite(off, 8);
         }
         long p = off & chunkMask;
         if (p <= lastLong) {
@@ -178,25 +178,25 @@ final class UnsafeSegment extends AbstractSegment {
 
     @Override
     public void putIntVolatile(long off, int v) {
-        checkAtomic(off, 4);
+        checkAtomicWrite(off, 4);
         U.putIntVolatile(null, address(off), v);
     }
 
     @Override
     public void putIntOrdered(long off, int v) {
-        checkAtomic(off, 4);
+        checkAtomicWrite(off, 4);
         U.putOrderedInt(null, address(off), v);
     }
 
     @Override
     public boolean compareAndSetInt(long off, int expect, int update) {
-        checkAtomic(off, 4);
+        checkAtomicWrite(off, 4);
         return U.compareAndSwapInt(null, address(off), expect, update);
     }
 
     @Override
     public int getAndAddInt(long off, int delta) {
-        checkAtomic(off, 4);
+        checkAtomicWrite(off, 4);
         return U.getAndAddInt(null, address(off), delta);
     }
 
@@ -208,25 +208,25 @@ final class UnsafeSegment extends AbstractSegment {
 
     @Override
     public void putLongVolatile(long off, long v) {
-        checkAtomic(off, 8);
+        checkAtomicWrite(off, 8);
         U.putLongVolatile(null, address(off), v);
     }
 
     @Override
     public void putLongOrdered(long off, long v) {
-        checkAtomic(off, 8);
+        checkAtomicWrite(off, 8);
         U.putOrderedLong(null, address(off), v);
     }
 
     @Override
     public boolean compareAndSetLong(long off, long expect, long update) {
-        checkAtomic(off, 8);
+        checkAtomicWrite(off, 8);
         return U.compareAndSwapLong(null, address(off), expect, update);
     }
 
     @Override
     public long getAndAddLong(long off, long delta) {
-        checkAtomic(off, 8);
+        checkAtomicWrite(off, 8);
         return U.getAndAddLong(null, address(off), delta);
     }
 

@@ -1,0 +1,79 @@
+package dev.ferrite.backend.ffm.impl;
+
+import dev.ferrite.FerriteException;
+import dev.ferrite.internal.AbstractSegment;
+import dev.ferrite.internal.MappedChunkPool;
+import dev.ferrite.internal.MemoryAccess;
+import dev.ferrite.internal.PoolAccess;
+import dev.ferrite.internal.SegmentMemory;
+import dev.ferrite.internal.pool.PoolLayout;
+import dev.ferrite.internal.pool.PoolStore;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.util.List;
+
+/**
+ * Maps a pool's whole data region as one {@link MemorySegment} in a shared {@link Arena} owned by
+ * the pool, and gives each segment a table of chunk offsets into it. The arena is closed once,
+ * when the pool closes: closing a shared arena is a handshake with every thread, so it never
+ * happens on an access path (see JDK-8335480; Lucene groups its mappings the same way).
+ */
+public final class FfmMemoryAccess implements MemoryAccess {
+
+    /** The one instance; found by reflection from the Java 17 provider class. */
+    public static final FfmMemoryAccess INSTANCE = new FfmMemoryAccess();
+
+    private FfmMemoryAccess() {
+    }
+
+    @Override
+    public PoolAccess open(MappedChunkPool pool) {
+        PoolStore store = pool.store();
+        PoolLayout layout = store.layout();
+        int chunkShift = layout.geometry().chunkShift;
+        Arena arena = Arena.ofShared();
+        MemorySegment data;
+        try {
+            FileChannel channel = store.file().channel();
+            if (store.isReadOnly()) {
+                long available = Math.max(0, Math.min(layout.geometry().capacity, channel.size() - layout.dataOffset()));
+                data = available == 0 ? MemorySegment.ofArray(new byte[0])
+                        : channel.map(FileChannel.MapMode.READ_ONLY, layout.dataOffset(), available, arena).asReadOnly();
+            } else {
+                data = channel.map(FileChannel.MapMode.READ_WRITE, layout.dataOffset(), layout.geometry().capacity, arena);
+            }
+        } catch (IOException | RuntimeException e) {
+            arena.close();
+            throw new FerriteException("cannot map the " + layout.geometry().capacity + "-byte data region of "
+                    + pool.spec().describe() + " as one memory segment: " + e, e);
+        }
+        return new PoolAccess() {
+            @Override
+            public Object chunkTable(int[] chunks) {
+                long[] offsets = new long[chunks.length];
+                for (int i = 0; i < chunks.length; i++) {
+                    offsets[i] = (long) chunks[i] << chunkShift;
+                }
+                return offsets;
+            }
+
+            @Override
+            public AbstractSegment newHandle(SegmentMemory memory) {
+                return new FfmSegment(memory, data);
+            }
+
+            @Override
+            public void release(List<MappedByteBuffer> storeMappings) {
+                arena.close();
+            }
+        };
+    }
+
+    @Override
+    public boolean isChecked() {
+        return true;
+    }
+}

@@ -1,0 +1,23 @@
+package dev.ferrite.backend.ffm;
+
+import dev.ferrite.Ferrite;
+import dev.ferrite.spi.MemoryBackend;
+import dev.ferrite.testkit.BulkContract;
+import dev.ferrite.testkit.ChunkPoolContract;
+import dev.ferrite.testkit.CorruptionContract;
+import dev.ferrite.testkit.LargeSegmentContract;
+import dev.ferrite.testkit.LeakDetectionContract;
+import dev.ferrite.testkit.ModelPropertyContract;
+import dev.ferrite.testkit.MultiProcessContract;
+import dev.ferrite.testkit.PersistentPoolContract;
+import dev.ferrite.testkit.SegmentAccessContract;
+
+/** The {@code ffm} backend against the whole contract suite. */
+class FfmContractTest implements SegmentAccessContract, BulkContract, ChunkPoolContract, ModelPropertyContract,
+        LargeSegmentContract, LeakDetectionContract, PersistentPoolContract, CorruptionContract, MultiProcessContract {
+
+    @Override
+    public MemoryBackend backend() {
+        return Ferrite.backend("ffm");
+    }
+}
