@@ -175,6 +175,14 @@ public interface PersistentPoolContract extends BackendFixture {
                 assertEquals(Set.of("x"), pool.segmentNames());
                 try (Segment s = pool.open("x").orElseThrow()) {
                     assertEquals(99, s.getLong(CHUNK));
+                    FerriteException w = assertThrows(FerriteException.class, () -> s.fill(0, 8, (byte) 1));
+                    assertTrue(w.getMessage().contains("read-only"), w.getMessage());
+                    assertThrows(FerriteException.class, () -> s.copyFrom(new byte[4], 0, 0, 4));
+                    if (backend().isChecked()) {
+                        assertThrows(FerriteException.class, () -> s.putLong(0, 1));
+                        assertThrows(FerriteException.class, () -> s.compareAndSetLong(0, 0, 1));
+                    }
+                    assertEquals(99, s.getLong(CHUNK));
                 }
                 assertThrows(FerriteException.class, () -> pool.allocate(1));
                 assertThrows(FerriteException.class, () -> pool.allocate("y", 1));
