@@ -1,0 +1,36 @@
+package dev.ferrite.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The JVM flags every forked benchmark JVM gets, for the running JDK: memory for the largest
+ * experiment; what Chronicle Bytes and Agrona need to reach JDK internals; on JDK 24+ the flags
+ * that let {@code sun.misc.Unsafe} (the {@code unsafe} backend, Agrona, Chronicle) and Chronicle's
+ * native calls run without warnings. {@code -Dchronicle.analytics.disable=true} keeps Chronicle
+ * from sending telemetry.
+ */
+final class JvmFlags {
+
+    private JvmFlags() {
+    }
+
+    static List<String> forks() {
+        List<String> flags = new ArrayList<>(List.of(
+                "-Xms1g", "-Xmx4g", "-XX:MaxDirectMemorySize=8g",
+                "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED",
+                "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+                "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED",
+                "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED",
+                "--add-opens=java.base/java.nio=ALL-UNNAMED",
+                "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+                "--add-opens=java.base/java.lang=ALL-UNNAMED",
+                "-Dchronicle.analytics.disable=true",
+                "-Dchronicle.disk.monitor.disable=true"));
+        if (Runtime.version().feature() >= 24) {
+            flags.add("--sun-misc-unsafe-memory-access=allow");
+            flags.add("--enable-native-access=ALL-UNNAMED");
+        }
+        return flags;
+    }
+}

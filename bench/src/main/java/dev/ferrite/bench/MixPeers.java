@@ -1,0 +1,189 @@
+package dev.ferrite.bench;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.util.concurrent.TimeUnit;
+import net.openhft.chronicle.bytes.BytesStore;
+import net.openhft.chronicle.bytes.MappedBytes;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+/**
+ * The mix with what a user would pick instead: {@code double[]} (the baseline), direct
+ * {@code ByteBuffer[]} chunks of 1 MiB, Chronicle Bytes (a {@code MappedBytes} file and a native
+ * {@code BytesStore}), and Agrona's {@code UnsafeBuffer}. Peers that cannot hold {@code size}
+ * doubles (a Java array or an int-indexed buffer past 2^31 bytes) fail their setup and are
+ * missing from the report.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+public class MixPeers {
+
+    private static final int CHUNK_SHIFT = 20;
+    private static final int CHUNK_MASK = (1 << CHUNK_SHIFT) - 1;
+
+    @Param({"16777216"})
+    public long size;
+
+    private double[] ha;
+    private double[] hb;
+    private double[] hout;
+    private ByteBuffer[] ba;
+    private ByteBuffer[] bb;
+    private ByteBuffer[] bout;
+    private File mappedFile;
+    private MappedBytes mapped;
+    private BytesStore<?, Void> nativeStore;
+    private UnsafeBuffer ua;
+    private UnsafeBuffer ub;
+    private UnsafeBuffer uout;
+
+    private boolean fitsJavaArrays() {
+        return 8 * size < Integer.MAX_VALUE;
+    }
+
+    @Setup
+    public void setup(org.openjdk.jmh.infra.BenchmarkParams params) throws IOException {
+        String method = params.getBenchmark().substring(params.getBenchmark().lastIndexOf('.') + 1);
+        switch (method) {
+            case "doubleArray":
+                requireFits();
+                ha = new double[(int) size];
+                hb = new double[(int) size];
+                hout = new double[(int) size];
+                for (int i = 0; i < size; i++) {
+                    ha[i] = i * 0.5;
+                    hb[i] = 1.0 / (i + 1);
+                }
+                break;
+            case "byteBufferChunks":
+                ba = chunks();
+                bb = chunks();
+                bout = chunks();
+                for (long i = 0; i < size; i++) {
+                    ba[(int) (i >>> (CHUNK_SHIFT - 3))].putDouble((int) ((i << 3) & CHUNK_MASK), i * 0.5);
+                    bb[(int) (i >>> (CHUNK_SHIFT - 3))].putDouble((int) ((i << 3) & CHUNK_MASK), 1.0 / (i + 1));
+                }
+                break;
+            case "chronicleMapped":
+                mappedFile = Files.createTempFile("ferrite-bench-chronicle", ".map").toFile();
+                mappedFile.delete();
+                mapped = MappedBytes.mappedBytes(mappedFile, 64L << 20);
+                for (long i = 0; i < size; i++) {
+                    mapped.writeDouble(8 * i, i * 0.5);
+                    mapped.writeDouble(8 * (size + i), 1.0 / (i + 1));
+                }
+                mapped.writeDouble(8 * (3 * size - 1), 0);
+                break;
+            case "chronicleNative":
+                nativeStore = BytesStore.nativeStoreWithFixedCapacity(24 * size);
+                for (long i = 0; i < size; i++) {
+                    nativeStore.writeDouble(8 * i, i * 0.5);
+                    nativeStore.writeDouble(8 * (size + i), 1.0 / (i + 1));
+                }
+                break;
+            case "agronaUnsafeBuffer":
+                requireFits();
+                ua = new UnsafeBuffer(ByteBuffer.allocateDirect((int) (8 * size)));
+                ub = new UnsafeBuffer(ByteBuffer.allocateDirect((int) (8 * size)));
+                uout = new UnsafeBuffer(ByteBuffer.allocateDirect((int) (8 * size)));
+                for (int i = 0; i < size; i++) {
+                    ua.putDouble(8 * i, i * 0.5);
+                    ub.putDouble(8 * i, 1.0 / (i + 1));
+                }
+                break;
+            default:
+                throw new IllegalStateException("unknown benchmark " + method);
+        }
+    }
+
+    private void requireFits() {
+        if (!fitsJavaArrays()) {
+            throw new UnsupportedOperationException("n/a: " + size + " doubles exceed a Java array or int index");
+        }
+    }
+
+    private ByteBuffer[] chunks() {
+        int n = (int) ((8 * size + CHUNK_MASK) >>> CHUNK_SHIFT);
+        ByteBuffer[] c = new ByteBuffer[n];
+        for (int i = 0; i < n; i++) {
+            c[i] = ByteBuffer.allocateDirect(1 << CHUNK_SHIFT).order(ByteOrder.LITTLE_ENDIAN);
+        }
+        return c;
+    }
+
+    @TearDown
+    public void tearDown() {
+        if (mapped != null) {
+            mapped.releaseLast();
+            mappedFile.delete();
+        }
+        if (nativeStore != null) {
+            nativeStore.releaseLast();
+        }
+    }
+
+    @Benchmark
+    public void doubleArray() {
+        double[] x = ha;
+        double[] y = hb;
+        double[] z = hout;
+        for (int i = 0; i < z.length; i++) {
+            z[i] = x[i] + y[i];
+        }
+    }
+
+    @Benchmark
+    public void byteBufferChunks() {
+        ByteBuffer[] x = ba;
+        ByteBuffer[] y = bb;
+        ByteBuffer[] z = bout;
+        long n = size;
+        for (long i = 0; i < n; i++) {
+            int c = (int) (i >>> (CHUNK_SHIFT - 3));
+            int p = (int) ((i << 3) & CHUNK_MASK);
+            z[c].putDouble(p, x[c].getDouble(p) + y[c].getDouble(p));
+        }
+    }
+
+    @Benchmark
+    public void chronicleMapped() {
+        MappedBytes m = mapped;
+        long n = size;
+        for (long i = 0; i < n; i++) {
+            m.writeDouble(8 * (2 * n + i), m.readDouble(8 * i) + m.readDouble(8 * (n + i)));
+        }
+    }
+
+    @Benchmark
+    public void chronicleNative() {
+        BytesStore<?, Void> m = nativeStore;
+        long n = size;
+        for (long i = 0; i < n; i++) {
+            m.writeDouble(8 * (2 * n + i), m.readDouble(8 * i) + m.readDouble(8 * (n + i)));
+        }
+    }
+
+    @Benchmark
+    public void agronaUnsafeBuffer() {
+        UnsafeBuffer x = ua;
+        UnsafeBuffer y = ub;
+        UnsafeBuffer z = uout;
+        int n = (int) size;
+        for (int i = 0; i < n; i++) {
+            z.putDouble(8 * i, x.getDouble(8 * i) + y.getDouble(8 * i));
+        }
+    }
+}

@@ -1,0 +1,94 @@
+package dev.ferrite.bench.report;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/** The report's entry for every benchmark method, by {@code Class.method}. */
+final class Catalog {
+
+    static final String MIX = "Mix (seed 000): out[i] = a[i] + b[i]";
+    static final String RANDOM = "Random reads (seed 000)";
+    static final String STORE = "1 KiB chunk store (seed 001)";
+    static final String IO = "Mapped vs stream I/O (seed 002)";
+    static final String CHURN = "Pool churn";
+
+    private static final Map<String, Entry> ENTRIES = new HashMap<>();
+
+    static {
+        String mix = "mix";
+        add("Mix.perElement", new Entry(MIX, mix, "Ferrite, per element (asDoubles)", true, false, "size", 1, "element"));
+        add("Mix.perChunk", new Entry(MIX, mix, "Ferrite, per chunk (regions)", true, false, "size", 1, "element"));
+        add("MixPeers.doubleArray", new Entry(MIX, mix, "double[]", false, true, "size", 1, "element"));
+        add("MixPeers.byteBufferChunks", new Entry(MIX, mix, "ByteBuffer[] chunks, per element", false, false, "size", 1,
+                "element"));
+        add("MixPeers.chronicleMapped", new Entry(MIX, mix, "Chronicle MappedBytes", false, false, "size", 1, "element"));
+        add("MixPeers.chronicleNative", new Entry(MIX, mix, "Chronicle native BytesStore", false, false, "size", 1,
+                "element"));
+        add("MixPeers.agronaUnsafeBuffer", new Entry(MIX, mix, "Agrona UnsafeBuffer", false, false, "size", 1, "element"));
+
+        String read = "read at a random index";
+        long reads = 1 << 20;
+        add("RandomRead.perElement", new Entry(RANDOM, read, "Ferrite, per element (asDoubles)", true, false, null, reads,
+                "read"));
+        add("RandomReadPeers.doubleArray", new Entry(RANDOM, read, "double[]", false, true, null, reads, "read"));
+        add("RandomReadPeers.byteBufferChunks", new Entry(RANDOM, read, "ByteBuffer[] chunks", false, false, null, reads,
+                "read"));
+        add("RandomReadPeers.chronicleMapped", new Entry(RANDOM, read, "Chronicle MappedBytes", false, false, null, reads,
+                "read"));
+        add("RandomReadPeers.chronicleNative", new Entry(RANDOM, read, "Chronicle native BytesStore", false, false, null,
+                reads, "read"));
+        add("RandomReadPeers.agronaUnsafeBuffer", new Entry(RANDOM, read, "Agrona UnsafeBuffer", false, false, null, reads,
+                "read"));
+
+        add("ChunkStore.put", new Entry(STORE, "put", "Ferrite copyFrom", true, false, null, 1, "chunk"));
+        add("ChunkStore.get", new Entry(STORE, "get", "Ferrite copyTo", true, false, null, 1, "chunk"));
+        for (String op : new String[] {"Put", "Get"}) {
+            String o = op.toLowerCase(java.util.Locale.ROOT);
+            add("ChunkStorePeers.heap" + op, new Entry(STORE, o, "heap ByteBuffer", false, false, null, 1, "chunk"));
+            add("ChunkStorePeers.direct" + op, new Entry(STORE, o, "direct ByteBuffer", false, false, null, 1, "chunk"));
+            add("ChunkStorePeers.fileChannel" + op, new Entry(STORE, o, "RandomAccessFile channel", false, false, null, 1,
+                    "chunk"));
+            add("ChunkStorePeers.mappedFile" + op, new Entry(STORE, o, "MappedByteBuffer, file", false, false, null, 1,
+                    "chunk"));
+            add("ChunkStorePeers.mappedShm" + op, new Entry(STORE, o, "MappedByteBuffer, /dev/shm", false, false, null, 1,
+                    "chunk"));
+            add("ChunkStorePeers.unsafeCopy" + op, new Entry(STORE, o, "raw Unsafe.copyMemory", false, true, null, 1,
+                    "chunk"));
+        }
+
+        add("StreamVsMapped.write", new Entry(IO, "write", "Ferrite mapped pool", true, false, null, 1, "pass"));
+        add("StreamVsMapped.read", new Entry(IO, "read", "Ferrite mapped pool", true, false, null, 1, "pass"));
+        add("StreamVsMapped.readModifyWrite", new Entry(IO, "read-modify-write", "Ferrite mapped pool", true, false, null,
+                1, "pass"));
+        add("StreamIo.write", new Entry(IO, "write", "DataOutputStream", false, true, null, 1, "pass"));
+        add("StreamIo.read", new Entry(IO, "read", "DataInputStream", false, true, null, 1, "pass"));
+        add("StreamIo.readModifyWrite", new Entry(IO, "read-modify-write", "RandomAccessFile seek/read/write", false, true,
+                null, 1, "pass"));
+
+        add("PoolChurn.freeAndAllocate", new Entry(CHURN, "free one, allocate 1-64 chunks", "Ferrite", true, false, null,
+                1, "operation"));
+    }
+
+    private Catalog() {
+    }
+
+    private static void add(String key, Entry e) {
+        ENTRIES.put(key, e);
+    }
+
+    /**
+     * @param benchmark a JMH benchmark name, {@code package.Class.method}
+     * @return its entry, or a generic one for a benchmark the catalog does not know
+     */
+    static Entry of(String benchmark) {
+        String[] parts = benchmark.split("\\.");
+        String key = parts[parts.length - 2] + "." + parts[parts.length - 1];
+        Entry e = ENTRIES.get(key);
+        return e != null ? e : new Entry("Other", key, key, false, false, null, 1, "op");
+    }
+
+    /** @return how many benchmark methods the catalog knows */
+    static int size() {
+        return ENTRIES.size();
+    }
+}

@@ -1,0 +1,221 @@
+package dev.ferrite.bench.report;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.openjdk.jmh.infra.BenchmarkParams;
+import org.openjdk.jmh.results.Result;
+import org.openjdk.jmh.results.RunResult;
+
+/**
+ * Turns JMH results into what a person looks at: a Markdown table and a self-contained HTML page
+ * with an SVG bar chart per operation, every score shown as a ratio to its operation's baseline
+ * ({@code double[]}, raw {@code Unsafe.copyMemory}, the stream), or to the fastest where there is
+ * no baseline. Lower is faster throughout.
+ */
+public final class Report {
+
+    private static final List<String> ORDER = List.of(Catalog.MIX, Catalog.RANDOM, Catalog.STORE, Catalog.IO,
+            Catalog.CHURN);
+    private static final List<String> SIZE_PARAMS = List.of("size", "slots", "chars");
+
+    /**
+     * One measured benchmark, placed in its group.
+     *
+     * @param entry   what it is
+     * @param group   experiment, operation and sizes: rows compared with each other
+     * @param backend the Ferrite backend, or "" for a peer
+     * @param score   JMH score
+     * @param error   JMH error (99.9% half-width), NaN if a single sample
+     * @param unit    JMH unit
+     * @param perItem score per item, in the same time unit
+     * @param ratio   score divided by the group's baseline
+     */
+    public record Row(Entry entry, String group, String backend, double score, double error, String unit,
+                      double perItem, double ratio) {
+    }
+
+    private final List<Row> rows;
+    private final String environment;
+
+    private Report(List<Row> rows, String environment) {
+        this.rows = rows;
+        this.environment = environment;
+    }
+
+    /**
+     * @param results     JMH's results
+     * @param environment machine, JDK, date and profile, one line
+     * @return the report
+     */
+    public static Report of(Iterable<RunResult> results, String environment) {
+        Map<String, List<Row>> groups = new LinkedHashMap<>();
+        for (RunResult r : results) {
+            BenchmarkParams p = r.getParams();
+            Entry e = Catalog.of(p.getBenchmark());
+            StringBuilder group = new StringBuilder(e.experiment()).append(" | ").append(e.operation());
+            for (String key : SIZE_PARAMS) {
+                if (p.getParamsKeys().contains(key)) {
+                    group.append(" | ").append(key).append('=').append(p.getParam(key));
+                }
+            }
+            Result<?> primary = r.getPrimaryResult();
+            long items = e.itemsParam() != null && p.getParamsKeys().contains(e.itemsParam())
+                    ? Long.parseLong(p.getParam(e.itemsParam())) : e.itemsFixed();
+            String backend = p.getParamsKeys().contains("backend") ? p.getParam("backend") : "";
+            groups.computeIfAbsent(group.toString(), k -> new ArrayList<>()).add(new Row(e, group.toString(), backend,
+                    primary.getScore(), primary.getScoreError(), primary.getScoreUnit(), primary.getScore() / items,
+                    Double.NaN));
+        }
+        List<Row> all = new ArrayList<>();
+        for (List<Row> g : groups.values()) {
+            double base = g.stream().filter(row -> row.entry().baseline()).mapToDouble(Row::perItem).findFirst()
+                    .orElse(g.stream().mapToDouble(Row::perItem).min().orElse(Double.NaN));
+            for (Row row : g) {
+                all.add(new Row(row.entry(), row.group(), row.backend(), row.score(), row.error(), row.unit(),
+                        row.perItem(), row.perItem() / base));
+            }
+        }
+        all.sort(Comparator.comparingInt((Row row) -> experimentRank(row.entry().experiment()))
+                .thenComparing(Row::group).thenComparingDouble(Row::ratio));
+        return new Report(all, environment);
+    }
+
+    private static int experimentRank(String experiment) {
+        int i = ORDER.indexOf(experiment);
+        return i < 0 ? ORDER.size() : i;
+    }
+
+    /** @return the rows, grouped and sorted */
+    public List<Row> rows() {
+        return rows;
+    }
+
+    private static String variant(Row row) {
+        return row.backend().isEmpty() ? row.entry().label() : row.entry().label() + " [" + row.backend() + "]";
+    }
+
+    private static String fmt(double v) {
+        if (Double.isNaN(v)) {
+            return "–";
+        }
+        if (v >= 100) {
+            return String.format(Locale.ROOT, "%.0f", v);
+        }
+        if (v >= 1) {
+            return String.format(Locale.ROOT, "%.2f", v);
+        }
+        return String.format(Locale.ROOT, "%.3f", v);
+    }
+
+    private static String perItemUnit(Row row) {
+        String unit = row.unit().substring(0, row.unit().indexOf('/'));
+        return unit + "/" + row.entry().itemUnit();
+    }
+
+    /** @return the report as a Markdown table under its environment line */
+    public String markdown() {
+        StringBuilder md = new StringBuilder();
+        md.append("Environment: ").append(environment).append("\n\n");
+        md.append("Lower is faster. Ratio: time per item divided by the baseline's (`double[]`, raw ")
+                .append("`Unsafe.copyMemory`, or the stream), or by the fastest where there is no baseline. ")
+                .append("± is JMH's 99.9% error.\n\n");
+        md.append("| experiment | operation | variant | time per item | ± | ratio |\n");
+        md.append("|---|---|---|---:|---:|---:|\n");
+        for (Row row : rows) {
+            String[] g = row.group().split(" \\| ", 3);
+            String op = g.length > 2 ? g[1] + " (" + g[2].replace(" | ", ", ") + ")" : g[1];
+            double itemsPer = row.score() / row.perItem();
+            md.append("| ").append(row.entry().experiment()).append(" | ").append(op).append(" | ")
+                    .append(row.entry().baseline() ? "**" + variant(row) + "** (baseline)" : variant(row)).append(" | ")
+                    .append(fmt(row.perItem())).append(' ').append(perItemUnit(row)).append(" | ")
+                    .append(fmt(row.error() / itemsPer)).append(" | ").append(fmt(row.ratio())).append("x |\n");
+        }
+        return md.toString();
+    }
+
+    /** @return the report as one self-contained HTML page with an SVG bar chart per group */
+    public String html() {
+        StringBuilder h = new StringBuilder();
+        h.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Ferrite benchmarks</title>\n")
+                .append("<style>body{font-family:system-ui,sans-serif;margin:2em;max-width:1100px;color:#222}")
+                .append("h2{font-size:1.1em;margin-top:2em}.env{color:#555}svg text{font-size:12px}")
+                .append("table{border-collapse:collapse}td,th{padding:2px 8px;border-bottom:1px solid #ddd;")
+                .append("text-align:right}td:first-child,th:first-child{text-align:left}</style></head><body>\n")
+                .append("<h1>Ferrite benchmarks</h1>\n<p class=\"env\">").append(escape(environment)).append("</p>\n")
+                .append("<p>Bars show time per item as a ratio to the group's baseline (grey; the dashed line is 1.0). ")
+                .append("Lower is faster. Ferrite's backends are blue, the peers orange.</p>\n");
+        Map<String, List<Row>> byGroup = new LinkedHashMap<>();
+        for (Row row : rows) {
+            byGroup.computeIfAbsent(row.group(), k -> new ArrayList<>()).add(row);
+        }
+        for (Map.Entry<String, List<Row>> g : byGroup.entrySet()) {
+            h.append("<h2>").append(escape(g.getKey())).append("</h2>\n").append(chart(g.getValue()));
+        }
+        h.append("<h2>All numbers</h2>\n<table><tr><th>variant</th><th>group</th><th>score</th><th>±</th>")
+                .append("<th>unit</th><th>ratio</th></tr>\n");
+        for (Row row : rows) {
+            h.append("<tr><td>").append(escape(variant(row))).append("</td><td>").append(escape(row.group()))
+                    .append("</td><td>").append(fmt(row.score())).append("</td><td>").append(fmt(row.error()))
+                    .append("</td><td>").append(escape(row.unit())).append("</td><td>").append(fmt(row.ratio()))
+                    .append("x</td></tr>\n");
+        }
+        h.append("</table>\n</body></html>\n");
+        return h.toString();
+    }
+
+    private static String chart(List<Row> group) {
+        int labelWidth = 330;
+        int barSpace = 520;
+        int rowHeight = 22;
+        double max = Math.max(1.0, group.stream().mapToDouble(Row::ratio).filter(d -> !Double.isNaN(d)).max().orElse(1));
+        int height = group.size() * rowHeight + 10;
+        StringBuilder s = new StringBuilder();
+        s.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"").append(labelWidth + barSpace + 90)
+                .append("\" height=\"").append(height).append("\" role=\"img\">\n");
+        for (int i = 0; i < group.size(); i++) {
+            Row row = group.get(i);
+            int y = i * rowHeight + 4;
+            double ratio = Double.isNaN(row.ratio()) ? 0 : row.ratio();
+            int w = (int) Math.max(1, Math.round(barSpace * ratio / max));
+            String color = row.entry().baseline() ? "#999" : row.entry().ferrite() ? "#2b6cb0" : "#dd6b20";
+            s.append("<text x=\"").append(labelWidth - 6).append("\" y=\"").append(y + 14)
+                    .append("\" text-anchor=\"end\">").append(escape(variant(row))).append("</text>")
+                    .append("<rect x=\"").append(labelWidth).append("\" y=\"").append(y).append("\" width=\"").append(w)
+                    .append("\" height=\"").append(rowHeight - 6).append("\" fill=\"").append(color).append("\"/>")
+                    .append("<text x=\"").append(labelWidth + w + 4).append("\" y=\"").append(y + 14).append("\">")
+                    .append(fmt(row.ratio())).append("x</text>\n");
+        }
+        int one = labelWidth + (int) Math.round(barSpace / max);
+        s.append("<line x1=\"").append(one).append("\" x2=\"").append(one).append("\" y1=\"0\" y2=\"").append(height)
+                .append("\" stroke=\"#333\" stroke-dasharray=\"4 3\"/>\n</svg>\n");
+        return s.toString();
+    }
+
+    private static String escape(String s) {
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+    }
+
+    /**
+     * Writes {@code report.md} and {@code report.html} into a directory.
+     *
+     * @param dir the directory, created if missing
+     * @return the two paths
+     * @throws IOException if they cannot be written
+     */
+    public List<Path> write(Path dir) throws IOException {
+        Files.createDirectories(dir);
+        Path md = dir.resolve("report.md");
+        Path html = dir.resolve("report.html");
+        Files.writeString(md, markdown(), StandardCharsets.UTF_8);
+        Files.writeString(html, html(), StandardCharsets.UTF_8);
+        return List.of(md, html);
+    }
+}

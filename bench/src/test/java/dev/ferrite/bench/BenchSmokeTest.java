@@ -1,0 +1,54 @@
+package dev.ferrite.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ferrite.bench.report.Report;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collection;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.openjdk.jmh.results.RunResult;
+
+/**
+ * Runs every benchmark for one short iteration in a forked JVM, as the real runner does, so that
+ * none of them rots: each must produce a result, and the report must show each experiment.
+ * Measures nothing.
+ */
+class BenchSmokeTest {
+
+    @Test
+    void everyBenchmarkRunsAndTheReportShowsThem(@TempDir Path dir) throws Exception {
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        Collection<RunResult> results;
+        try (PrintStream out = new PrintStream(log, true, StandardCharsets.UTF_8)) {
+            results = BenchMain.run(new String[] {"--smoke", "--out", dir.toString()}, out);
+        }
+        String progress = log.toString(StandardCharsets.UTF_8);
+        int backends = BenchMain.availableBackends().length;
+        // Mix 2 + RandomRead 1 + ChunkStore 2 + StreamVsMapped 3 + PoolChurn 1 per backend, and 25 peers.
+        int expected = 9 * backends + 5 + 5 + 12 + 3;
+        Set<String> ran = results.stream().map(r -> r.getParams().getBenchmark() + r.getParams().getParam("backend"))
+                .collect(Collectors.toCollection(TreeSet::new));
+        assertEquals(expected, results.size(), "every benchmark ran: " + ran + "\n" + progress);
+        assertTrue(progress.contains("[1] "), progress);
+        assertTrue(Files.size(dir.resolve("results.json")) > 0);
+        String md = Files.readString(dir.resolve("report.md"));
+        String html = Files.readString(dir.resolve("report.html"));
+        for (String experiment : new String[] {"Mix (seed 000)", "Random reads", "1 KiB chunk store",
+            "Mapped vs stream", "Pool churn"}) {
+            assertTrue(md.contains(experiment), experiment + " in\n" + md);
+            assertTrue(html.contains(experiment), experiment);
+        }
+        assertTrue(md.contains("**double[]** (baseline)") && md.contains("1.00x"), md);
+        assertTrue(html.contains("<svg") && html.contains("</html>"), "self-contained page with charts");
+        assertEquals(expected, Report.of(results, "test").rows().size());
+    }
+}
