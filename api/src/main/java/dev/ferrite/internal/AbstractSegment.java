@@ -12,6 +12,7 @@ import dev.ferrite.SegmentClosedException;
 import java.nio.ByteBuffer;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
+import java.util.Objects;
 
 /**
  * What every backend's segment handle shares: reference counting, closing, range checks, the slow
@@ -150,13 +151,16 @@ public abstract class AbstractSegment implements Segment {
 
     /**
      * The check of one typed access: throws unless {@code [off, off + width)} lies in the open
-     * segment. One branch; the failure path sorts out closed from out of range.
+     * segment. One check against {@link #limit}; the failure path sorts out closed from out of range.
      *
      * @param off   byte offset
      * @param width bytes accessed, 1 to 8
      */
     protected final void check(long off, int width) {
-        if ((off | (limit - width - off)) < 0) {
+        // Objects.checkIndex is a JIT intrinsic: in a counted loop it is checked once, not per access.
+        try {
+            Objects.checkIndex(off, limit - width + 1);
+        } catch (IndexOutOfBoundsException e) {
             throw rangeError(off, width);
         }
     }
@@ -168,7 +172,9 @@ public abstract class AbstractSegment implements Segment {
      * @param width bytes written, 1 to 8
      */
     protected final void checkWrite(long off, int width) {
-        if ((off | (writeLimit - width - off)) < 0) {
+        try {
+            Objects.checkIndex(off, writeLimit - width + 1);
+        } catch (IndexOutOfBoundsException e) {
             throw writeError(off, width);
         }
     }
@@ -317,84 +323,62 @@ public abstract class AbstractSegment implements Segment {
         }
     }
 
-    @Override
-    public void copyTo(long off, double[] dst, int dstOff, int count) {
-        checkRange(off, 8L * count);
-        checkArray(dst.length, dstOff, count);
+    /** Copies whole 8-byte elements within one chunk: region, first array index, element count. */
+    private interface ChunkCopy {
+        void copy(Region region, int index, int count);
+    }
+
+    /** Copies one 8-byte element that straddles two chunks: segment offset, array index. */
+    private interface StraddleCopy {
+        void copy(long off, int index);
+    }
+
+    // The walk shared by the bulk double[] and long[] copies: whole elements chunk by chunk, and
+    // the one element at a chunk boundary (when off is not 8-aligned) through the typed access.
+    private void walkElements(long off, int index, int count, ChunkCopy bulk, StraddleCopy straddle) {
         while (count > 0) {
             int inChunk = (int) (off & chunkMask);
             int whole = (int) Math.min(count, (chunkSize - inChunk) >>> 3);
             if (whole == 0) {
-                dst[dstOff++] = getDouble(off);
+                straddle.copy(off, index);
                 off += 8;
+                index++;
                 count--;
                 continue;
             }
-            chunkRegion((int) (off >>> chunkShift), inChunk, whole << 3, off).copyTo(0, dst, dstOff, whole);
+            bulk.copy(chunkRegion((int) (off >>> chunkShift), inChunk, whole << 3, off), index, whole);
             off += (long) whole << 3;
-            dstOff += whole;
+            index += whole;
             count -= whole;
         }
+    }
+
+    @Override
+    public void copyTo(long off, double[] dst, int dstOff, int count) {
+        checkRange(off, 8L * count);
+        checkArray(dst.length, dstOff, count);
+        walkElements(off, dstOff, count, (r, i, n) -> r.copyTo(0, dst, i, n), (o, i) -> dst[i] = getDouble(o));
     }
 
     @Override
     public void copyFrom(double[] src, int srcOff, long off, int count) {
         checkWriteRange(off, 8L * count);
         checkArray(src.length, srcOff, count);
-        while (count > 0) {
-            int inChunk = (int) (off & chunkMask);
-            int whole = (int) Math.min(count, (chunkSize - inChunk) >>> 3);
-            if (whole == 0) {
-                putDouble(off, src[srcOff++]);
-                off += 8;
-                count--;
-                continue;
-            }
-            chunkRegion((int) (off >>> chunkShift), inChunk, whole << 3, off).copyFrom(src, srcOff, 0, whole);
-            off += (long) whole << 3;
-            srcOff += whole;
-            count -= whole;
-        }
+        walkElements(off, srcOff, count, (r, i, n) -> r.copyFrom(src, i, 0, n), (o, i) -> putDouble(o, src[i]));
     }
 
     @Override
     public void copyTo(long off, long[] dst, int dstOff, int count) {
         checkRange(off, 8L * count);
         checkArray(dst.length, dstOff, count);
-        while (count > 0) {
-            int inChunk = (int) (off & chunkMask);
-            int whole = (int) Math.min(count, (chunkSize - inChunk) >>> 3);
-            if (whole == 0) {
-                dst[dstOff++] = getLong(off);
-                off += 8;
-                count--;
-                continue;
-            }
-            chunkRegion((int) (off >>> chunkShift), inChunk, whole << 3, off).copyTo(0, dst, dstOff, whole);
-            off += (long) whole << 3;
-            dstOff += whole;
-            count -= whole;
-        }
+        walkElements(off, dstOff, count, (r, i, n) -> r.copyTo(0, dst, i, n), (o, i) -> dst[i] = getLong(o));
     }
 
     @Override
     public void copyFrom(long[] src, int srcOff, long off, int count) {
         checkWriteRange(off, 8L * count);
         checkArray(src.length, srcOff, count);
-        while (count > 0) {
-            int inChunk = (int) (off & chunkMask);
-            int whole = (int) Math.min(count, (chunkSize - inChunk) >>> 3);
-            if (whole == 0) {
-                putLong(off, src[srcOff++]);
-                off += 8;
-                count--;
-                continue;
-            }
-            chunkRegion((int) (off >>> chunkShift), inChunk, whole << 3, off).copyFrom(src, srcOff, 0, whole);
-            off += (long) whole << 3;
-            srcOff += whole;
-            count -= whole;
-        }
+        walkElements(off, srcOff, count, (r, i, n) -> r.copyFrom(src, i, 0, n), (o, i) -> putLong(o, src[i]));
     }
 
     @Override

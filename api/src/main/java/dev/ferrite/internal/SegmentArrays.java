@@ -5,6 +5,7 @@ import dev.ferrite.IntArray;
 import dev.ferrite.LongArray;
 import dev.ferrite.OutOfBoundsException;
 import dev.ferrite.Segment;
+import java.util.Objects;
 
 /**
  * The typed, {@code long}-indexed views of a segment. Each access is one shift and the segment's
@@ -14,6 +15,15 @@ import dev.ferrite.Segment;
 final class SegmentArrays {
 
     private SegmentArrays() {
+    }
+
+    // Objects.checkIndex is a JIT intrinsic, checked once per counted loop rather than per element.
+    private static void checkIndex(long i, long length, String type) {
+        try {
+            Objects.checkIndex(i, length);
+        } catch (IndexOutOfBoundsException e) {
+            throw indexError(i, length, type);
+        }
     }
 
     private static OutOfBoundsException indexError(long i, long length, String type) {
@@ -39,16 +49,16 @@ final class SegmentArrays {
 
         @Override
         public double get(long i) {
-            if (checked && Long.compareUnsigned(i, length) >= 0) {
-                throw indexError(i, length, "double");
+            if (checked) {
+                checkIndex(i, length, "double");
             }
             return segment.getDouble(i << 3);
         }
 
         @Override
         public void set(long i, double v) {
-            if (checked && Long.compareUnsigned(i, length) >= 0) {
-                throw indexError(i, length, "double");
+            if (checked) {
+                checkIndex(i, length, "double");
             }
             segment.putDouble(i << 3, v);
         }
@@ -77,16 +87,16 @@ final class SegmentArrays {
 
         @Override
         public long get(long i) {
-            if (checked && Long.compareUnsigned(i, length) >= 0) {
-                throw indexError(i, length, "long");
+            if (checked) {
+                checkIndex(i, length, "long");
             }
             return segment.getLong(i << 3);
         }
 
         @Override
         public void set(long i, long v) {
-            if (checked && Long.compareUnsigned(i, length) >= 0) {
-                throw indexError(i, length, "long");
+            if (checked) {
+                checkIndex(i, length, "long");
             }
             segment.putLong(i << 3, v);
         }
@@ -115,16 +125,16 @@ final class SegmentArrays {
 
         @Override
         public int get(long i) {
-            if (checked && Long.compareUnsigned(i, length) >= 0) {
-                throw indexError(i, length, "int");
+            if (checked) {
+                checkIndex(i, length, "int");
             }
             return segment.getInt(i << 2);
         }
 
         @Override
         public void set(long i, int v) {
-            if (checked && Long.compareUnsigned(i, length) >= 0) {
-                throw indexError(i, length, "int");
+            if (checked) {
+                checkIndex(i, length, "int");
             }
             segment.putInt(i << 2, v);
         }

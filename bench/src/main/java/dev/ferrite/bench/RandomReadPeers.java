@@ -67,7 +67,7 @@ public class RandomReadPeers {
             case "chronicleMapped":
                 mappedFile = Files.createTempFile("ferrite-bench-chronicle", ".map").toFile();
                 mappedFile.delete();
-                mapped = MappedBytes.mappedBytes(mappedFile, 64L << 20);
+                mapped = MappedBytes.singleMappedBytes(mappedFile, 8 * size);
                 for (long i = 0; i < size; i++) {
                     mapped.writeDouble(8 * i, i);
                 }

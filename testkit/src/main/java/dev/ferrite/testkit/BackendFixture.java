@@ -48,6 +48,28 @@ public interface BackendFixture {
     }
 
     /**
+     * Allocates a segment whose chunks are neither adjacent nor in order, so that accesses take the
+     * chunk-table path (a fresh pool hands out contiguous chunks, which backends address directly).
+     * Leaves single-chunk filler segments allocated in the pool.
+     *
+     * @param pool  a pool with room for the segment and as many filler chunks
+     * @param bytes the segment size
+     * @return the segment
+     */
+    default dev.ferrite.Segment fragmented(dev.ferrite.ChunkPool pool, long bytes) {
+        long chunks = (bytes + pool.chunkSize() - 1) / pool.chunkSize();
+        java.util.List<dev.ferrite.Segment> freed = new java.util.ArrayList<>();
+        for (long i = 0; i < chunks; i++) {
+            freed.add(pool.allocate(pool.chunkSize()));
+            pool.allocate(pool.chunkSize());
+        }
+        for (dev.ferrite.Segment s : freed) {
+            s.close();
+        }
+        return pool.allocate(bytes);
+    }
+
+    /**
      * @param spec what to create
      * @return a new pool, closed and deleted by {@link TestPool#close()}
      */

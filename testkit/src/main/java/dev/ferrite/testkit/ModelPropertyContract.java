@@ -42,7 +42,9 @@ public interface ModelPropertyContract extends BackendFixture {
         int size = (int) (CHUNK * (2 + rnd.nextInt(5)) + rnd.nextInt((int) CHUNK));
         byte[] model = new byte[size];
         ByteBuffer m = ByteBuffer.wrap(model).order(ByteOrder.LITTLE_ENDIAN);
-        try (Segment s = tp.pool().allocate(size)) {
+        // Odd seeds use a segment of scattered chunks (the chunk-table path), even ones a fresh,
+        // contiguous segment (the direct path).
+        try (Segment s = (seed & 1) == 1 ? fragmented(tp.pool(), size) : tp.pool().allocate(size)) {
             s.fill(0, size, (byte) 0);
             for (int step = 0; step < STEPS; step++) {
                 String where = "seed " + seed + " step " + step;

@@ -67,7 +67,15 @@ public interface SegmentAccessContract extends BackendFixture {
     @ParameterizedTest
     @EnumSource(PoolSpec.Kind.class)
     default void typedValuesRoundTripAcrossChunkBoundaries(PoolSpec.Kind kind, @TempDir Path dir) {
-        try (TestPool tp = pool(kind, dir, CHUNK, 64 * CHUNK); Segment s = tp.pool().allocate(3 * CHUNK + 100)) {
+        try (TestPool tp = pool(kind, dir, CHUNK, 64 * CHUNK); Segment contiguous = tp.pool().allocate(3 * CHUNK + 100);
+             Segment scattered = fragmented(tp.pool(), 3 * CHUNK + 100)) {
+            roundTripAcrossChunkBoundaries(contiguous);
+            roundTripAcrossChunkBoundaries(scattered);
+        }
+    }
+
+    private static void roundTripAcrossChunkBoundaries(Segment s) {
+        {
             for (int width : new int[] {1, 2, 4, 8}) {
                 for (long off : offsetsAroundBoundaries(s.size(), width)) {
                     s.fill(Math.max(0, off - 8), Math.min(s.size(), off + width + 8) - Math.max(0, off - 8), (byte) 0x5A);

@@ -30,11 +30,15 @@ public final class ByteBufferMemoryAccess implements MemoryAccess {
             @Override
             public Object chunkTable(int[] chunks) {
                 ByteBuffer[] slices = new ByteBuffer[chunks.length];
+                boolean contiguous = chunks.length > 0;
                 for (int i = 0; i < chunks.length; i++) {
                     slices[i] = pool.extentOf(chunks[i]).slice(pool.offsetInExtent(chunks[i]), chunkSize)
                             .order(ByteOrder.LITTLE_ENDIAN);
+                    contiguous &= chunks[i] == chunks[0] + i && pool.extentOf(chunks[i]) == pool.extentOf(chunks[0]);
                 }
-                return slices;
+                ByteBuffer whole = contiguous ? pool.extentOf(chunks[0]).slice(pool.offsetInExtent(chunks[0]),
+                        chunks.length * chunkSize).order(ByteOrder.LITTLE_ENDIAN) : null;
+                return new ChunkBuffers(slices, whole);
             }
 
             @Override

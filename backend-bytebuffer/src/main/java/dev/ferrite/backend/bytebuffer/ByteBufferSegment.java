@@ -11,7 +11,9 @@ import java.nio.ByteOrder;
 /**
  * A segment handle over one buffer slice per chunk. Every access is checked against the segment
  * (which also catches use after close) before the JDK checks it against the chunk. Values that
- * straddle two chunks take a byte-by-byte path behind one predictable branch.
+ * straddle two chunks take a byte-by-byte path behind one predictable branch. When the chunks lie
+ * end to end in one extent (a fresh pool hands out ascending chunks), typed accesses go to one
+ * slice over the whole segment, which the JIT can range-check once per loop.
  */
 final class ByteBufferSegment extends AbstractSegment {
 
@@ -19,13 +21,17 @@ final class ByteBufferSegment extends AbstractSegment {
     private static final VarHandle LONG = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     private final ByteBuffer[] chunks;
+    /** One slice over the whole segment if its chunks are contiguous in one extent, else null. */
+    private final ByteBuffer whole;
     private final int lastShort;
     private final int lastInt;
     private final int lastLong;
 
     ByteBufferSegment(SegmentMemory memory) {
         super(memory);
-        this.chunks = (ByteBuffer[]) memory.chunkTable();
+        ChunkBuffers table = (ChunkBuffers) memory.chunkTable();
+        this.chunks = table.chunks();
+        this.whole = table.whole();
         this.lastShort = (int) chunkSize - 2;
         this.lastInt = (int) chunkSize - 4;
         this.lastLong = (int) chunkSize - 8;
@@ -50,6 +56,9 @@ final class ByteBufferSegment extends AbstractSegment {
     @Override
     public short getShort(long off) {
         check(off, 2);
+        if (whole != null) {
+            return whole.getShort((int) off);
+        }
         int p = (int) (off & chunkMask);
         if (p <= lastShort) {
             return chunk(off).getShort(p);
@@ -60,6 +69,10 @@ final class ByteBufferSegment extends AbstractSegment {
     @Override
     public void putShort(long off, short v) {
         checkWrite(off, 2);
+        if (whole != null) {
+            whole.putShort((int) off, v);
+            return;
+        }
         int p = (int) (off & chunkMask);
         if (p <= lastShort) {
             chunk(off).putShort(p, v);
@@ -81,6 +94,9 @@ final class ByteBufferSegment extends AbstractSegment {
     @Override
     public int getInt(long off) {
         check(off, 4);
+        if (whole != null) {
+            return whole.getInt((int) off);
+        }
         int p = (int) (off & chunkMask);
         if (p <= lastInt) {
             return chunk(off).getInt(p);
@@ -91,6 +107,10 @@ final class ByteBufferSegment extends AbstractSegment {
     @Override
     public void putInt(long off, int v) {
         checkWrite(off, 4);
+        if (whole != null) {
+            whole.putInt((int) off, v);
+            return;
+        }
         int p = (int) (off & chunkMask);
         if (p <= lastInt) {
             chunk(off).putInt(p, v);
@@ -102,6 +122,9 @@ final class ByteBufferSegment extends AbstractSegment {
     @Override
     public long getLong(long off) {
         check(off, 8);
+        if (whole != null) {
+            return whole.getLong((int) off);
+        }
         int p = (int) (off & chunkMask);
         if (p <= lastLong) {
             return chunk(off).getLong(p);
@@ -112,6 +135,10 @@ final class ByteBufferSegment extends AbstractSegment {
     @Override
     public void putLong(long off, long v) {
         checkWrite(off, 8);
+        if (whole != null) {
+            whole.putLong((int) off, v);
+            return;
+        }
         int p = (int) (off & chunkMask);
         if (p <= lastLong) {
             chunk(off).putLong(p, v);
@@ -133,6 +160,9 @@ final class ByteBufferSegment extends AbstractSegment {
     @Override
     public double getDouble(long off) {
         check(off, 8);
+        if (whole != null) {
+            return whole.getDouble((int) off);
+        }
         int p = (int) (off & chunkMask);
         if (p <= lastLong) {
             return chunk(off).getDouble(p);
@@ -143,6 +173,10 @@ final class ByteBufferSegment extends AbstractSegment {
     @Override
     public void putDouble(long off, double v) {
         checkWrite(off, 8);
+        if (whole != null) {
+            whole.putDouble((int) off, v);
+            return;
+        }
         int p = (int) (off & chunkMask);
         if (p <= lastLong) {
             chunk(off).putDouble(p, v);

@@ -8,9 +8,11 @@ import sun.misc.Unsafe;
 /**
  * A segment handle that reaches its chunks through a table of base addresses: the chunk for an
  * offset is {@code base[off >>> chunkShift]}, the position in it {@code off & chunkMask}. Values
- * that straddle two chunks take a byte-by-byte path behind one predictable branch. Range and
- * closed checks only with {@code -Dferrite.checks=true}; atomic accesses are always checked,
- * since a misaligned one could silently straddle chunks.
+ * that straddle two chunks take a byte-by-byte path behind one predictable branch. When the
+ * chunks happen to lie end to end in memory (a fresh pool hands out ascending chunks of one
+ * extent), typed accesses skip the table: {@code direct + off}, a branch on a final field that the
+ * JIT hoists out of loops. Range and closed checks only with {@code -Dferrite.checks=true}; atomic
+ * accesses are always checked, since a misaligned one could silently straddle chunks.
  */
 final class UnsafeSegment extends AbstractSegment {
 
@@ -18,6 +20,8 @@ final class UnsafeSegment extends AbstractSegment {
     private static final boolean CHECKS = UnsafeBackend.CHECKS;
 
     private final long[] base;
+    /** Address of byte 0 if the chunks are contiguous in memory, else 0. */
+    private final long direct;
     private final long lastShort;
     private final long lastInt;
     private final long lastLong;
@@ -25,9 +29,19 @@ final class UnsafeSegment extends AbstractSegment {
     UnsafeSegment(SegmentMemory memory) {
         super(memory);
         this.base = (long[]) memory.chunkTable();
+        this.direct = contiguousBase(base, chunkSize);
         this.lastShort = chunkSize - 2;
         this.lastInt = chunkSize - 4;
         this.lastLong = chunkSize - 8;
+    }
+
+    private static long contiguousBase(long[] base, long chunkSize) {
+        for (int i = 1; i < base.length; i++) {
+            if (base[i] != base[0] + i * chunkSize) {
+                return 0;
+            }
+        }
+        return base.length == 0 ? 0 : base[0];
     }
 
     private long address(long off) {
@@ -55,6 +69,9 @@ final class UnsafeSegment extends AbstractSegment {
         if (CHECKS) {
             check(off, 2);
         }
+        if (direct != 0) {
+            return U.getShort(direct + off);
+        }
         long p = off & chunkMask;
         if (p <= lastShort) {
             return U.getShort(base[(int) (off >>> chunkShift)] + p);
@@ -66,6 +83,10 @@ final class UnsafeSegment extends AbstractSegment {
     public void putShort(long off, short v) {
         if (CHECKS) {
             checkWrite(off, 2);
+        }
+        if (direct != 0) {
+            U.putShort(direct + off, v);
+            return;
         }
         long p = off & chunkMask;
         if (p <= lastShort) {
@@ -90,6 +111,9 @@ final class UnsafeSegment extends AbstractSegment {
         if (CHECKS) {
             check(off, 4);
         }
+        if (direct != 0) {
+            return U.getInt(direct + off);
+        }
         long p = off & chunkMask;
         if (p <= lastInt) {
             return U.getInt(base[(int) (off >>> chunkShift)] + p);
@@ -101,6 +125,10 @@ final class UnsafeSegment extends AbstractSegment {
     public void putInt(long off, int v) {
         if (CHECKS) {
             checkWrite(off, 4);
+        }
+        if (direct != 0) {
+            U.putInt(direct + off, v);
+            return;
         }
         long p = off & chunkMask;
         if (p <= lastInt) {
@@ -115,6 +143,9 @@ final class UnsafeSegment extends AbstractSegment {
         if (CHECKS) {
             check(off, 8);
         }
+        if (direct != 0) {
+            return U.getLong(direct + off);
+        }
         long p = off & chunkMask;
         if (p <= lastLong) {
             return U.getLong(base[(int) (off >>> chunkShift)] + p);
@@ -126,6 +157,10 @@ final class UnsafeSegment extends AbstractSegment {
     public void putLong(long off, long v) {
         if (CHECKS) {
             checkWrite(off, 8);
+        }
+        if (direct != 0) {
+            U.putLong(direct + off, v);
+            return;
         }
         long p = off & chunkMask;
         if (p <= lastLong) {
@@ -150,6 +185,9 @@ final class UnsafeSegment extends AbstractSegment {
         if (CHECKS) {
             check(off, 8);
         }
+        if (direct != 0) {
+            return U.getDouble(direct + off);
+        }
         long p = off & chunkMask;
         if (p <= lastLong) {
             return U.getDouble(base[(int) (off >>> chunkShift)] + p);
@@ -161,6 +199,10 @@ final class UnsafeSegment extends AbstractSegment {
     public void putDouble(long off, double v) {
         if (CHECKS) {
             checkWrite(off, 8);
+        }
+        if (direct != 0) {
+            U.putDouble(direct + off, v);
+            return;
         }
         long p = off & chunkMask;
         if (p <= lastLong) {

@@ -15,6 +15,8 @@ import java.lang.invoke.VarHandle;
  * {@code off & chunkMask}. The layouts are constants, so the JIT folds them. Every access is
  * checked against the segment (which also catches use after close) and by the JDK against the
  * mapping. Values that straddle two chunks take a byte-by-byte path behind one predictable branch.
+ * When the chunks are consecutive in the mapping (a fresh pool hands out ascending chunks), typed
+ * accesses skip the table: {@code start + off}, which the JIT can range-check once per loop.
  */
 final class FfmSegment extends AbstractSegment {
 
@@ -28,6 +30,9 @@ final class FfmSegment extends AbstractSegment {
 
     private final MemorySegment data;
     private final long[] base;
+    /** Whether the chunks are consecutive in the mapping, so that byte {@code off} is at {@code start + off}. */
+    private final boolean direct;
+    private final long start;
     private final long lastShort;
     private final long lastInt;
     private final long lastLong;
@@ -36,9 +41,20 @@ final class FfmSegment extends AbstractSegment {
         super(memory);
         this.data = data;
         this.base = (long[]) memory.chunkTable();
+        this.direct = consecutive(base, chunkSize);
+        this.start = base.length == 0 ? 0 : base[0];
         this.lastShort = chunkSize - 2;
         this.lastInt = chunkSize - 4;
         this.lastLong = chunkSize - 8;
+    }
+
+    private static boolean consecutive(long[] base, long chunkSize) {
+        for (int i = 1; i < base.length; i++) {
+            if (base[i] != base[0] + i * chunkSize) {
+                return false;
+            }
+        }
+        return base.length > 0;
     }
 
     private long at(long off) {
@@ -60,6 +76,9 @@ final class FfmSegment extends AbstractSegment {
     @Override
     public short getShort(long off) {
         check(off, 2);
+        if (direct) {
+            return data.get(SHORT, start + off);
+        }
         long p = off & chunkMask;
         if (p <= lastShort) {
             return data.get(SHORT, base[(int) (off >>> chunkShift)] + p);
@@ -70,6 +89,10 @@ final class FfmSegment extends AbstractSegment {
     @Override
     public void putShort(long off, short v) {
         checkWrite(off, 2);
+        if (direct) {
+            data.set(SHORT, start + off, v);
+            return;
+        }
         long p = off & chunkMask;
         if (p <= lastShort) {
             data.set(SHORT, base[(int) (off >>> chunkShift)] + p, v);
@@ -91,6 +114,9 @@ final class FfmSegment extends AbstractSegment {
     @Override
     public int getInt(long off) {
         check(off, 4);
+        if (direct) {
+            return data.get(INT, start + off);
+        }
         long p = off & chunkMask;
         if (p <= lastInt) {
             return data.get(INT, base[(int) (off >>> chunkShift)] + p);
@@ -101,6 +127,10 @@ final class FfmSegment extends AbstractSegment {
     @Override
     public void putInt(long off, int v) {
         checkWrite(off, 4);
+        if (direct) {
+            data.set(INT, start + off, v);
+            return;
+        }
         long p = off & chunkMask;
         if (p <= lastInt) {
             data.set(INT, base[(int) (off >>> chunkShift)] + p, v);
@@ -112,6 +142,9 @@ final class FfmSegment extends AbstractSegment {
     @Override
     public long getLong(long off) {
         check(off, 8);
+        if (direct) {
+            return data.get(LONG, start + off);
+        }
         long p = off & chunkMask;
         if (p <= lastLong) {
             return data.get(LONG, base[(int) (off >>> chunkShift)] + p);
@@ -122,6 +155,10 @@ final class FfmSegment extends AbstractSegment {
     @Override
     public void putLong(long off, long v) {
         checkWrite(off, 8);
+        if (direct) {
+            data.set(LONG, start + off, v);
+            return;
+        }
         long p = off & chunkMask;
         if (p <= lastLong) {
             data.set(LONG, base[(int) (off >>> chunkShift)] + p, v);
@@ -143,6 +180,9 @@ final class FfmSegment extends AbstractSegment {
     @Override
     public double getDouble(long off) {
         check(off, 8);
+        if (direct) {
+            return data.get(DOUBLE, start + off);
+        }
         long p = off & chunkMask;
         if (p <= lastLong) {
             return data.get(DOUBLE, base[(int) (off >>> chunkShift)] + p);
@@ -153,6 +193,10 @@ final class FfmSegment extends AbstractSegment {
     @Override
     public void putDouble(long off, double v) {
         checkWrite(off, 8);
+        if (direct) {
+            data.set(DOUBLE, start + off, v);
+            return;
+        }
         long p = off & chunkMask;
         if (p <= lastLong) {
             data.set(DOUBLE, base[(int) (off >>> chunkShift)] + p, v);
