@@ -102,6 +102,14 @@ public final class Report {
         return row.backend().isEmpty() ? row.entry().label() : row.entry().label() + " [" + row.backend() + "]";
     }
 
+    // Ratios span 1/100,000 (mapped against stream read-modify-write) to 10: three significant digits.
+    private static String ratio(double v) {
+        if (Double.isNaN(v)) {
+            return "–";
+        }
+        return v >= 0.01 ? fmt(v) : String.format(Locale.ROOT, "%.3g", v);
+    }
+
     private static String fmt(double v) {
         if (Double.isNaN(v)) {
             return "–";
@@ -136,7 +144,7 @@ public final class Report {
             md.append("| ").append(row.entry().experiment()).append(" | ").append(op).append(" | ")
                     .append(row.entry().baseline() ? "**" + variant(row) + "** (baseline)" : variant(row)).append(" | ")
                     .append(fmt(row.perItem())).append(' ').append(perItemUnit(row)).append(" | ")
-                    .append(fmt(row.error() / itemsPer)).append(" | ").append(fmt(row.ratio())).append("x |\n");
+                    .append(fmt(row.error() / itemsPer)).append(" | ").append(ratio(row.ratio())).append("x |\n");
         }
         return md.toString();
     }
@@ -164,7 +172,7 @@ public final class Report {
         for (Row row : rows) {
             h.append("<tr><td>").append(escape(variant(row))).append("</td><td>").append(escape(row.group()))
                     .append("</td><td>").append(fmt(row.score())).append("</td><td>").append(fmt(row.error()))
-                    .append("</td><td>").append(escape(row.unit())).append("</td><td>").append(fmt(row.ratio()))
+                    .append("</td><td>").append(escape(row.unit())).append("</td><td>").append(ratio(row.ratio()))
                     .append("x</td></tr>\n");
         }
         h.append("</table>\n</body></html>\n");
@@ -191,7 +199,7 @@ public final class Report {
                     .append("<rect x=\"").append(labelWidth).append("\" y=\"").append(y).append("\" width=\"").append(w)
                     .append("\" height=\"").append(rowHeight - 6).append("\" fill=\"").append(color).append("\"/>")
                     .append("<text x=\"").append(labelWidth + w + 4).append("\" y=\"").append(y + 14).append("\">")
-                    .append(fmt(row.ratio())).append("x</text>\n");
+                    .append(ratio(row.ratio())).append("x</text>\n");
         }
         int one = labelWidth + (int) Math.round(barSpace / max);
         s.append("<line x1=\"").append(one).append("\" x2=\"").append(one).append("\" y1=\"0\" y2=\"").append(height)
