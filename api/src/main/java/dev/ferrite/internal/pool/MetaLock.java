@@ -41,8 +41,9 @@ final class MetaLock {
                     return;
                 }
             } else if (holder == mine) {
-                // Left by this slot in an earlier life of the pool object (a crash of this very
-                // process cannot leave it: the slot would have been freed by recovery first).
+                // Only a dead process that held this slot before this process took it over can
+                // have left the lock naming it: it is ours now.
+                tookOverFromDead = true;
                 return;
             } else if (backoff.checkLiveness() && !holderAlive(holder)
                     && meta.compareAndSetLong(META_LOCK_OFFSET, holder, mine)) {
