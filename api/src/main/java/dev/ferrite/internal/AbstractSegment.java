@@ -62,6 +62,23 @@ public abstract class AbstractSegment implements Segment {
     }
 
     /**
+     * Whether a segment's chunks lie end to end, so that byte {@code off} is at {@code starts[0] + off}
+     * and typed accesses can skip the chunk table.
+     *
+     * @param starts where each chunk starts (an address or an offset), in segment order
+     * @param chunkSize bytes per chunk
+     * @return whether every chunk starts where the one before ends; false for no chunk
+     */
+    protected static boolean endToEnd(long[] starts, long chunkSize) {
+        for (int i = 1; i < starts.length; i++) {
+            if (starts[i] != starts[0] + i * chunkSize) {
+                return false;
+            }
+        }
+        return starts.length > 0;
+    }
+
+    /**
      * A view of part of one chunk.
      *
      * @param chunk         index of the chunk in this segment (not its id in the pool)

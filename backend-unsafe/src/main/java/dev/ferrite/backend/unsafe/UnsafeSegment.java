@@ -29,19 +29,10 @@ final class UnsafeSegment extends AbstractSegment {
     UnsafeSegment(SegmentMemory memory) {
         super(memory);
         this.base = (long[]) memory.chunkTable();
-        this.direct = contiguousBase(base, chunkSize);
+        this.direct = endToEnd(base, chunkSize) ? base[0] : 0;
         this.lastShort = chunkSize - 2;
         this.lastInt = chunkSize - 4;
         this.lastLong = chunkSize - 8;
-    }
-
-    private static long contiguousBase(long[] base, long chunkSize) {
-        for (int i = 1; i < base.length; i++) {
-            if (base[i] != base[0] + i * chunkSize) {
-                return 0;
-            }
-        }
-        return base.length == 0 ? 0 : base[0];
     }
 
     private long address(long off) {

@@ -41,20 +41,11 @@ final class FfmSegment extends AbstractSegment {
         super(memory);
         this.data = data;
         this.base = (long[]) memory.chunkTable();
-        this.direct = consecutive(base, chunkSize);
+        this.direct = endToEnd(base, chunkSize);
         this.start = base.length == 0 ? 0 : base[0];
         this.lastShort = chunkSize - 2;
         this.lastInt = chunkSize - 4;
         this.lastLong = chunkSize - 8;
-    }
-
-    private static boolean consecutive(long[] base, long chunkSize) {
-        for (int i = 1; i < base.length; i++) {
-            if (base[i] != base[0] + i * chunkSize) {
-                return false;
-            }
-        }
-        return base.length > 0;
     }
 
     private long at(long off) {
