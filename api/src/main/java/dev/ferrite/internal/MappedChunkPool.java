@@ -27,9 +27,6 @@ import java.util.TreeSet;
  */
 public final class MappedChunkPool implements ChunkPool {
 
-    /** Longest segment name, in UTF-8 bytes. */
-    public static final int MAX_NAME_LENGTH = 255;
-
     private final PoolSpec spec;
     private final MemoryBackend backend;
     private final MemoryAccess access;

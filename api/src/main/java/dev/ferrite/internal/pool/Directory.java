@@ -38,10 +38,6 @@ final class Directory {
         return meta.getIntVolatile(at(slot, STATE));
     }
 
-    int changedBy(int slot) {
-        return meta.getIntVolatile(at(slot, CHANGED_BY));
-    }
-
     long generation(int slot) {
         return meta.getLongVolatile(at(slot, GENERATION));
     }

@@ -142,11 +142,6 @@ public final class MetaRegion {
         head.put((int) off, src);
     }
 
-    /** @return a little-endian view of the header and directory, position 0 */
-    public ByteBuffer headView() {
-        return head.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-    }
-
     // ---- chunk table ------------------------------------------------------------------------
 
     private ByteBuffer piece(int chunk) {
