@@ -1,0 +1,303 @@
+package dev.ferrite.queue;
+
+import dev.ferrite.CorruptFileException;
+import dev.ferrite.FerriteException;
+import dev.ferrite.Segment;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static dev.ferrite.queue.QueueLayout.HEAD_OFFSET;
+import static dev.ferrite.queue.QueueLayout.HEAD_PENDING_OFFSET;
+import static dev.ferrite.queue.QueueLayout.TAIL_CACHE_OFFSET;
+import static dev.ferrite.queue.RecordLayout.HEADER_BYTES;
+import static dev.ferrite.queue.RecordLayout.PADDING_TYPE;
+import static dev.ferrite.queue.RecordLayout.header;
+
+/**
+ * The reading side of an {@link IpcQueue}: one per queue at a time, used by one thread. Messages
+ * arrive in the order their records lie in the ring (for one producer: the order it offered them).
+ *
+ * <p>Every record header is checked before anything is read through it: a length or type that a
+ * producer could not have written is a {@link CorruptFileException} naming the position and the
+ * value, and the consumer stays at that record.
+ *
+ * <p>A record whose writer died between claim and commit is skipped once it has blocked the
+ * consumer for the spec's abandon timeout and its writer's process is gone; each skip is logged
+ * (WARN, logger {@code dev.ferrite.queue.Consumer}) and reported by {@link #abandonedRecords()}.
+ * A record whose writer still runs is waited for: it may yet be committed.
+ */
+public final class Consumer implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Consumer.class);
+    private static final int REPORTS_KEPT = 64;
+    /** How often a blocked consumer re-checks, after the timeout, whether the writer lives. */
+    private static final long RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+    private final IpcQueue queue;
+    private final Ring ring;
+    private final Segment segment;
+    private final EndpointSlot slot;
+    private final long capacity;
+    private final long abandonNanos;
+    private final long livenessMillis;
+    private final IdleStrategy idle;
+    private final ArrayDeque<AbandonedRecord> reports = new ArrayDeque<>();
+    private long head;
+    private long stallPosition = -1;
+    private long stallSince;
+    private long nextCheck;
+    private long abandonedCount;
+    private boolean closed;
+
+    Consumer(IpcQueue queue, Ring ring, EndpointSlot slot, QueueSpec spec) {
+        this.queue = queue;
+        this.ring = ring;
+        this.segment = ring.segment;
+        this.slot = slot;
+        this.capacity = ring.capacity;
+        this.abandonNanos = spec.abandonTimeout().toNanos();
+        this.livenessMillis = spec.livenessTimeout().toMillis();
+        this.idle = spec.newIdleStrategy();
+        this.head = finishPredecessor();
+    }
+
+    /**
+     * A consumer that died after it began zeroing consumed records but before it published the
+     * head leaves the pending head ahead of the head: those records were delivered, their bytes
+     * partly zeroed. Finish the zeroing and move the head there.
+     */
+    private long finishPredecessor() {
+        long h = ring.head();
+        long pending = segment.getLongVolatile(HEAD_PENDING_OFFSET);
+        if (pending > h) {
+            long tail = ring.tail();
+            if (pending > tail || ((pending - h) & (RecordLayout.ALIGNMENT - 1)) != 0) {
+                throw Ring.corrupt(ring.name, "pending head " + pending + " must be aligned and between head "
+                        + h + " and tail " + tail);
+            }
+            ring.zero(h, pending);
+            segment.putLongOrdered(HEAD_OFFSET, pending);
+            h = pending;
+        }
+        return h;
+    }
+
+    /**
+     * Hands up to {@code limit} published messages to the handler, in place, then frees their
+     * ring bytes with one update of the head. A message whose handler throws counts as consumed;
+     * the exception propagates after the messages before it are freed.
+     *
+     * @param handler receives each message
+     * @param limit   most messages to deliver, at least 1
+     * @return messages delivered, 0 if none were published
+     * @throws CorruptFileException if a record header is impossible
+     */
+    public int poll(MessageHandler handler, int limit) {
+        if (closed) {
+            throw new FerriteException("consumer of " + ring + " is closed");
+        }
+        if (limit < 1) {
+            throw new FerriteException("poll limit " + limit + " must be at least 1");
+        }
+        long start = head;
+        long position = start;
+        int count = 0;
+        try {
+            while (count < limit && position - start < capacity) {
+                long at = ring.offsetOf(position);
+                long h = segment.getLongVolatile(at);
+                int length = RecordLayout.length(h);
+                if (length <= 0) {
+                    if (position == start && skipBlocked(h, position, at)) {
+                        continue;
+                    }
+                    break;
+                }
+                position += ring.checkPublished(h, position);
+                int type = RecordLayout.type(h);
+                if (type != PADDING_TYPE) {
+                    count++;
+                    handler.onMessage(segment, at + HEADER_BYTES, length - HEADER_BYTES, type);
+                }
+            }
+        } finally {
+            if (position != start) {
+                release(start, position);
+            }
+        }
+        return count;
+    }
+
+    /**
+     * Frees consumed ring bytes. Producers rely on free bytes being zero (a header of 0 means "not
+     * yet published"), so they are zeroed before the head that frees them is published; the
+     * pending head, stored first, lets a successor finish if this process dies in between.
+     */
+    private void release(long start, long end) {
+        segment.putLongVolatile(HEAD_PENDING_OFFSET, end);
+        ring.zero(start, end);
+        segment.putLongOrdered(HEAD_OFFSET, end);
+        head = end;
+        stallPosition = -1;
+    }
+
+    /**
+     * The record at the head is not published: nothing there yet, or in progress. Decides whether
+     * its writer is dead and the record may be skipped.
+     *
+     * @return true if the record was turned into padding (the caller reads it again)
+     */
+    private boolean skipBlocked(long h, long position, long at) {
+        if (h == 0) {
+            if (!ring.manyProducers) {
+                return false; // one producer publishes its tail only past published headers: empty
+            }
+            long tail = ring.tail();
+            segment.putLong(TAIL_CACHE_OFFSET, tail);
+            if (tail <= position) {
+                return false;
+            }
+        }
+        long now = System.nanoTime();
+        if (stallPosition != position) {
+            stallPosition = position;
+            stallSince = now;
+            nextCheck = now + abandonNanos;
+            return false;
+        }
+        if (now - nextCheck < 0) {
+            return false;
+        }
+        nextCheck = now + RECHECK_NANOS;
+        return h != 0 ? skipInProgress(h, position, at, now) : skipUnmarked(position, at, now);
+    }
+
+    private boolean skipInProgress(long h, long position, long at, long now) {
+        int reserved = ring.checkInProgress(h, position);
+        int owner = RecordLayout.type(h);
+        int writerSlot = owner & ((1 << RecordLayout.OWNER_SLOT_BITS) - 1);
+        if (EndpointSlot.writerMayFinish(ring, writerSlot, owner >> RecordLayout.OWNER_SLOT_BITS)) {
+            return false;
+        }
+        long pid = EndpointSlot.holderPid(ring, writerSlot);
+        if (segment.compareAndSetLong(at, h, header(reserved, PADDING_TYPE))) {
+            report(new AbandonedRecord(position, reserved, pid, (now - stallSince) / 1_000_000));
+        }
+        return true;
+    }
+
+    /**
+     * Many producers: the tail was claimed past the head but no header was written. The writer
+     * died between its CAS on the tail and its first store, or is a live thread paused in those
+     * few instructions; only when some producer's process is gone is the gap skipped, up to the
+     * next written word.
+     */
+    private boolean skipUnmarked(long position, long at, long now) {
+        if (!EndpointSlot.anyProducerDead(ring)) {
+            return false;
+        }
+        long tail = ring.tail();
+        long end = Math.min(tail, position + ring.maxClaim);
+        end = Math.min(end, position + (capacity - (position & ring.mask)));
+        long p = position + RecordLayout.ALIGNMENT;
+        while (p < end && segment.getLongVolatile(ring.offsetOf(p)) == 0) {
+            p += RecordLayout.ALIGNMENT;
+        }
+        int gap = (int) (p - position);
+        if (segment.compareAndSetLong(at, 0, header(gap, PADDING_TYPE))) {
+            report(new AbandonedRecord(position, gap, 0, (now - stallSince) / 1_000_000));
+        }
+        return true;
+    }
+
+    private void report(AbandonedRecord record) {
+        LOG.warn("{}: skipped an abandoned record at position {} ({} bytes) after {} ms; its writer (pid {}) is gone",
+                ring, record.position(), record.length(), record.waitedMillis(), record.writerPid());
+        synchronized (reports) {
+            abandonedCount++;
+            if (reports.size() == REPORTS_KEPT) {
+                reports.removeFirst();
+            }
+            reports.addLast(record);
+        }
+    }
+
+    /**
+     * Polls until at least one message arrives or the time runs out, waiting with the spec's
+     * {@link IdleStrategy}.
+     *
+     * @param handler receives each message
+     * @param limit   most messages to deliver, at least 1
+     * @param timeout how long to wait at most
+     * @return messages delivered; 0 if the time ran out or the thread was interrupted (its
+     *         interrupt status is kept)
+     */
+    public int take(MessageHandler handler, int limit, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        idle.reset();
+        while (true) {
+            int n = poll(handler, limit);
+            if (n > 0) {
+                return n;
+            }
+            if (System.nanoTime() - deadline >= 0 || Thread.currentThread().isInterrupted()) {
+                return 0;
+            }
+            idle.idle();
+        }
+    }
+
+    /**
+     * @return whether some producer holds the queue, its process runs and its heartbeat is at most
+     *         the spec's liveness timeout old
+     */
+    public boolean isPeerAlive() {
+        for (int i = 0; i < QueueLayout.PRODUCER_SLOTS; i++) {
+            if (EndpointSlot.isAlive(ring, QueueLayout.producerSlot(i), livenessMillis)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @return bytes consumed so far in the queue's life (the head position) */
+    public long position() {
+        return head;
+    }
+
+    /** @return records skipped as abandoned by this consumer; thread-safe */
+    public long abandonedCount() {
+        synchronized (reports) {
+            return abandonedCount;
+        }
+    }
+
+    /** @return the most recent (up to 64) records skipped as abandoned, oldest first; thread-safe */
+    public List<AbandonedRecord> abandonedRecords() {
+        synchronized (reports) {
+            return List.copyOf(reports);
+        }
+    }
+
+    /** Gives the consumer's place back; later polls throw. Idempotent. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        Heartbeats.unregister(slot);
+        slot.release();
+        queue.endpointClosed(this);
+    }
+
+    @Override
+    public String toString() {
+        return "consumer of " + ring + " at position " + head;
+    }
+}

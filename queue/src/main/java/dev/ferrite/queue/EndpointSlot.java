@@ -1,0 +1,124 @@
+package dev.ferrite.queue;
+
+import dev.ferrite.internal.pool.ProcessIdentity;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import static dev.ferrite.queue.QueueLayout.SLOT_GENERATION;
+import static dev.ferrite.queue.QueueLayout.SLOT_HEARTBEAT;
+import static dev.ferrite.queue.QueueLayout.SLOT_IDENTITY;
+
+/**
+ * One side's place in the queue header: who holds it (pid and start time), when it last proved
+ * alive, and how many times it has been taken. A slot is taken by CAS of the identity word, so two
+ * processes never hold one; a slot whose holder died is taken over.
+ */
+final class EndpointSlot {
+
+    /** Slots held by this process, as "queue#offset": the identity word alone cannot tell two
+     *  endpoints of one process apart. */
+    private static final Set<String> HELD = ConcurrentHashMap.newKeySet();
+
+    final Ring ring;
+    final int offset;
+    final long generation;
+    final long livenessMillis;
+    private final String key;
+    private final long previousHolder;
+
+    private EndpointSlot(Ring ring, int offset, long generation, long livenessMillis, String key,
+                         long previousHolder) {
+        this.ring = ring;
+        this.offset = offset;
+        this.generation = generation;
+        this.livenessMillis = livenessMillis;
+        this.key = key;
+        this.previousHolder = previousHolder;
+    }
+
+    /**
+     * Takes the slot at an offset if it is free or its holder is dead.
+     *
+     * @return the slot, or null if a live endpoint holds it
+     */
+    static EndpointSlot tryTake(Ring ring, int offset, long livenessMillis) {
+        String key = ring.name + "#" + offset;
+        long self = ProcessIdentity.self();
+        while (true) {
+            long holder = ring.segment.getLongVolatile(offset + SLOT_IDENTITY);
+            if (holder != 0 && holder != self && ProcessIdentity.isAlive(holder)) {
+                return null;
+            }
+            if (!HELD.add(key)) {
+                return null;
+            }
+            if (ring.segment.compareAndSetLong(offset + SLOT_IDENTITY, holder, self)) {
+                long generation = ring.segment.getAndAddLong(offset + SLOT_GENERATION, 1) + 1;
+                EndpointSlot slot = new EndpointSlot(ring, offset, generation, livenessMillis, key, holder);
+                slot.stamp(System.currentTimeMillis());
+                return slot;
+            }
+            HELD.remove(key);
+        }
+    }
+
+    /** @return the identity word of the process that held the slot before, 0 if it was free */
+    long previousHolder() {
+        return previousHolder;
+    }
+
+    /** Writes the heartbeat. */
+    void stamp(long nowMillis) {
+        ring.segment.putLongOrdered(offset + SLOT_HEARTBEAT, nowMillis);
+    }
+
+    /** Gives the slot back; the caller has stopped the heartbeat first. */
+    void release() {
+        ring.segment.compareAndSetLong(offset + SLOT_IDENTITY, ProcessIdentity.self(), 0);
+        HELD.remove(key);
+    }
+
+    /**
+     * @return whether the slot at an offset is held by a running process whose heartbeat is at
+     *         most {@code livenessMillis} old
+     */
+    static boolean isAlive(Ring ring, int offset, long livenessMillis) {
+        long holder = ring.segment.getLongVolatile(offset + SLOT_IDENTITY);
+        if (holder == 0) {
+            return false;
+        }
+        long age = System.currentTimeMillis() - ring.segment.getLongVolatile(offset + SLOT_HEARTBEAT);
+        return age <= livenessMillis && ProcessIdentity.isAlive(holder);
+    }
+
+    /**
+     * Whether the writer that stamped an in-progress record can still finish it: its slot is held
+     * by the same running process with the same generation. Used only to decide whether a record
+     * may be skipped, so it asks whether the process exists, not whether its heartbeat is fresh: a
+     * paused process may resume and finish its record.
+     */
+    static boolean writerMayFinish(Ring ring, int slot, int generationBits) {
+        int offset = QueueLayout.producerSlot(slot);
+        long holder = ring.segment.getLongVolatile(offset + SLOT_IDENTITY);
+        long generation = ring.segment.getLongVolatile(offset + SLOT_GENERATION);
+        int current = RecordLayout.inProgressOwner(slot, generation) >> RecordLayout.OWNER_SLOT_BITS;
+        return holder != 0 && current == generationBits && ProcessIdentity.isAlive(holder);
+    }
+
+    /** @return the pid of the process holding the producer slot, 0 if free */
+    static long holderPid(Ring ring, int slot) {
+        return ProcessIdentity.pid(ring.segment.getLongVolatile(QueueLayout.producerSlot(slot) + SLOT_IDENTITY));
+    }
+
+    /** @return whether some producer slot is held by a process that no longer runs */
+    static boolean anyProducerDead(Ring ring) {
+        for (int i = 0; i < QueueLayout.PRODUCER_SLOTS; i++) {
+            long holder = ring.segment.getLongVolatile(QueueLayout.producerSlot(i) + SLOT_IDENTITY);
+            if (holder != 0 && !ProcessIdentity.isAlive(holder)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

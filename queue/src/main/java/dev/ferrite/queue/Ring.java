@@ -1,0 +1,201 @@
+package dev.ferrite.queue;
+
+import dev.ferrite.CorruptFileException;
+import dev.ferrite.Segment;
+
+import java.util.zip.CRC32C;
+
+import static dev.ferrite.queue.QueueLayout.*;
+
+/**
+ * A queue's segment with its geometry, read once from the header and checked: everything the
+ * producers and the consumer compute from it stays inside the segment, so a corrupt file can
+ * make them throw but never read or write outside the ring.
+ */
+final class Ring {
+
+    final Segment segment;
+    final String name;
+    final long capacity;
+    final long mask;
+    final int maxMessage;
+    /** Largest claim in bytes (a record or a batch of records): half the ring. */
+    final long maxClaim;
+    final boolean manyProducers;
+
+    private Ring(Segment segment, String name, long capacity, int maxMessage, boolean manyProducers) {
+        this.segment = segment;
+        this.name = name;
+        this.capacity = capacity;
+        this.mask = capacity - 1;
+        this.maxMessage = maxMessage;
+        this.maxClaim = maxRecordBytes(capacity);
+        this.manyProducers = manyProducers;
+    }
+
+    /** Writes a new header into a segment whose ring bytes are zero, magic last. */
+    static Ring format(Segment segment, String name, QueueSpec spec) {
+        segment.fill(0, segmentSize(spec.capacity()), (byte) 0);
+        segment.putInt(VERSION_OFFSET, VERSION);
+        segment.putInt(FLAGS_OFFSET, spec.manyProducers() ? FLAG_MANY_PRODUCERS : 0);
+        segment.putLong(CAPACITY_OFFSET, spec.capacity());
+        segment.putInt(MAX_MESSAGE_OFFSET, spec.maxMessageLength());
+        segment.putInt(ALIGNMENT_OFFSET, RecordLayout.ALIGNMENT);
+        segment.putInt(RING_OFFSET_OFFSET, RING_OFFSET);
+        segment.putInt(PRODUCER_SLOTS_OFFSET, PRODUCER_SLOTS);
+        segment.putLong(CREATED_OFFSET, System.currentTimeMillis());
+        segment.putLong(MAGIC_OFFSET, MAGIC);
+        segment.putIntVolatile(GEOMETRY_CRC_OFFSET, geometryCrc(segment));
+        return attach(segment, name);
+    }
+
+    /**
+     * Reads and checks a queue header.
+     *
+     * @throws CorruptFileException naming the field, its value and the limit it breaks
+     */
+    static Ring attach(Segment segment, String name) {
+        if (segment.size() < RING_OFFSET + MIN_CAPACITY) {
+            throw corrupt(name, "segment size " + segment.size() + " is below the smallest queue, "
+                    + (RING_OFFSET + MIN_CAPACITY) + " bytes");
+        }
+        long magic = segment.getLong(MAGIC_OFFSET);
+        if (magic != MAGIC) {
+            throw corrupt(name, "magic 0x" + Long.toHexString(magic) + " is not 0x" + Long.toHexString(MAGIC)
+                    + " (\"FERRITEQ\"): not a Ferrite queue");
+        }
+        int version = segment.getInt(VERSION_OFFSET);
+        if (version != VERSION) {
+            throw corrupt(name, "format version " + version + " is not the supported version " + VERSION);
+        }
+        int crc = segment.getIntVolatile(GEOMETRY_CRC_OFFSET);
+        int expected = geometryCrc(segment);
+        if (crc != expected) {
+            throw corrupt(name, "header CRC-32C 0x" + Integer.toHexString(crc) + " does not match its bytes (0x"
+                    + Integer.toHexString(expected) + ")");
+        }
+        long capacity = segment.getLong(CAPACITY_OFFSET);
+        if (capacity < MIN_CAPACITY || capacity > MAX_CAPACITY || Long.bitCount(capacity) != 1
+                || segmentSize(capacity) > segment.size()) {
+            throw corrupt(name, "ring capacity " + capacity + " must be a power of two from " + MIN_CAPACITY
+                    + " to " + Math.min(MAX_CAPACITY, segment.size() - RING_OFFSET));
+        }
+        int maxMessage = segment.getInt(MAX_MESSAGE_OFFSET);
+        if (maxMessage < 1 || maxMessage > maxRecordBytes(capacity) - RecordLayout.HEADER_BYTES) {
+            throw corrupt(name, "max message length " + maxMessage + " must be from 1 to "
+                    + (maxRecordBytes(capacity) - RecordLayout.HEADER_BYTES));
+        }
+        checkConstant(segment, name, ALIGNMENT_OFFSET, RecordLayout.ALIGNMENT, "record alignment");
+        checkConstant(segment, name, RING_OFFSET_OFFSET, RING_OFFSET, "ring offset");
+        checkConstant(segment, name, PRODUCER_SLOTS_OFFSET, PRODUCER_SLOTS, "producer slot count");
+        int flags = segment.getInt(FLAGS_OFFSET);
+        if ((flags & ~FLAG_MANY_PRODUCERS) != 0) {
+            throw corrupt(name, "flags 0x" + Integer.toHexString(flags) + " has unknown bits (known: 0x1)");
+        }
+        Ring ring = new Ring(segment, name, capacity, maxMessage, flags != 0);
+        ring.checkPositions();
+        return ring;
+    }
+
+    private static void checkConstant(Segment segment, String name, int offset, int expected, String what) {
+        int value = segment.getInt(offset);
+        if (value != expected) {
+            throw corrupt(name, what + " " + value + " is not " + expected);
+        }
+    }
+
+    private static int geometryCrc(Segment segment) {
+        CRC32C crc = new CRC32C();
+        byte[] bytes = new byte[GEOMETRY_BYTES];
+        segment.copyTo(0, bytes, 0, GEOMETRY_BYTES);
+        crc.update(bytes);
+        return (int) crc.getValue();
+    }
+
+    /** Checks that head and tail describe a ring: {@code 0 <= tail - head <= capacity}, aligned. */
+    void checkPositions() {
+        long head = head();
+        long tail = tail();
+        if (head < 0 || tail < head || tail - head > capacity
+                || ((head | tail) & (RecordLayout.ALIGNMENT - 1)) != 0) {
+            throw corrupt(name, "head " + head + " and tail " + tail + " must be aligned to "
+                    + RecordLayout.ALIGNMENT + " with 0 <= tail - head <= capacity " + capacity);
+        }
+    }
+
+    static CorruptFileException corrupt(String name, String what) {
+        return new CorruptFileException("queue " + name + ": " + what);
+    }
+
+    long head() {
+        return segment.getLongVolatile(HEAD_OFFSET);
+    }
+
+    long tail() {
+        return segment.getLongVolatile(TAIL_OFFSET);
+    }
+
+    /** @return the segment offset of the record at a queue position */
+    long offsetOf(long position) {
+        return RING_OFFSET + (position & mask);
+    }
+
+    /** Zeroes the ring bytes of positions [from, to), which may wrap; {@code to - from <= capacity}. */
+    void zero(long from, long to) {
+        long length = to - from;
+        if (length <= 0) {
+            return;
+        }
+        long index = from & mask;
+        long first = Math.min(length, capacity - index);
+        segment.fill(RING_OFFSET + index, first, (byte) 0);
+        if (first < length) {
+            segment.fill(RING_OFFSET, length - first, (byte) 0);
+        }
+    }
+
+    /**
+     * Checks a published header before anything is read through it.
+     *
+     * @param header   the header word at {@code position}, length positive
+     * @param position its queue position
+     * @return the aligned record length
+     * @throws CorruptFileException if the record would leave the ring or break the limits
+     */
+    int checkPublished(long header, long position) {
+        int length = RecordLayout.length(header);
+        int type = RecordLayout.type(header);
+        long index = position & mask;
+        int min = type == RecordLayout.PADDING_TYPE ? RecordLayout.HEADER_BYTES : RecordLayout.HEADER_BYTES + 1;
+        long max = type == RecordLayout.PADDING_TYPE ? maxClaim : RecordLayout.HEADER_BYTES + (long) maxMessage;
+        if (length < min || length > Math.max(max, 0) || index + RecordLayout.aligned(length) > capacity
+                || type < RecordLayout.PADDING_TYPE) {
+            throw corrupt(name, "record at position " + position + " has length " + length + " and type " + type
+                    + "; a record must be " + min + " to " + max + " bytes long, end inside the ring (capacity "
+                    + capacity + ", it starts at " + index + ") and have a type >= " + RecordLayout.PADDING_TYPE);
+        }
+        return RecordLayout.aligned(length);
+    }
+
+    /**
+     * Checks an in-progress header's reserved length.
+     *
+     * @return the aligned number of reserved bytes
+     */
+    int checkInProgress(long header, long position) {
+        long reserved = -(long) RecordLayout.length(header);
+        long index = position & mask;
+        if (reserved < RecordLayout.HEADER_BYTES || reserved > maxClaim
+                || index + RecordLayout.aligned((int) reserved) > capacity) {
+            throw corrupt(name, "in-progress record at position " + position + " reserves " + reserved
+                    + " bytes; a claim must be 8 to " + maxClaim + " bytes and end inside the ring (capacity "
+                    + capacity + ", it starts at " + index + ")");
+        }
+        return RecordLayout.aligned((int) reserved);
+    }
+
+    @Override
+    public String toString() {
+        return "queue " + name;
+    }
+}

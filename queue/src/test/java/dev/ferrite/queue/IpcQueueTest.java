@@ -1,0 +1,286 @@
+package dev.ferrite.queue;
+
+import dev.ferrite.CorruptFileException;
+import dev.ferrite.FerriteException;
+import dev.ferrite.InvalidSpecException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/** Behaviour of one queue in one process, on every backend. */
+class IpcQueueTest {
+
+    @TempDir
+    Path dir;
+
+    private final List<QueueSpec> made = new ArrayList<>();
+
+    private IpcQueue create(QueueSpec.Builder builder) {
+        QueueSpec spec = builder.build();
+        made.add(spec);
+        return IpcQueue.create(spec);
+    }
+
+    @AfterEach
+    void deleteQueues() {
+        made.forEach(IpcQueue::delete);
+    }
+
+    private static List<String> drain(Consumer consumer) {
+        List<String> out = new ArrayList<>();
+        consumer.poll((s, off, len, type) -> {
+            byte[] b = new byte[len];
+            s.copyTo(off, b, 0, len);
+            out.add(type + ":" + new String(b, StandardCharsets.UTF_8));
+        }, Integer.MAX_VALUE);
+        return out;
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @ParameterizedTest
+    @MethodSource("dev.ferrite.queue.QueueTargets#backends")
+    void offersArriveInOrderWithTheirTypes(String backend) {
+        try (IpcQueue q = create(QueueTargets.spec(backend, dir).capacity(4096));
+             Producer p = q.producer(); Consumer c = q.consumer()) {
+            assertTrue(p.offer(utf8("a")));
+            assertTrue(p.offer(utf8("xbcdefghijklmnop"), 1, 3, 7));
+            assertTrue(p.offer(ByteBuffer.wrap(utf8("buffer")), 2));
+            assertEquals(List.of("0:a", "7:bcd", "2:buffer"), drain(c));
+            assertEquals(List.of(), drain(c));
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("dev.ferrite.queue.QueueTargets#backends")
+    void fullRingRefusesUntilTheConsumerFreesRoom(String backend) {
+        try (IpcQueue q = create(QueueTargets.spec(backend, dir).capacity(4096));
+             Producer p = q.producer(); Consumer c = q.consumer()) {
+            byte[] m = new byte[56]; // 64-byte records: 64 fit in 4096
+            int n = 0;
+            while (p.offer(m)) {
+                n++;
+            }
+            assertEquals(64, n);
+            assertEquals(4096, q.bytesInUse());
+            assertEquals(1, c.poll((s, o, l, t) -> { }, 1));
+            assertTrue(p.offer(m));
+            assertFalse(p.offer(m));
+            assertEquals(64, c.poll((s, o, l, t) -> { }, 1000));
+            assertEquals(0, q.bytesInUse());
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("dev.ferrite.queue.QueueTargets#backends")
+    void recordsWrapWithAPaddingRecordAndStayWhole(String backend) {
+        try (IpcQueue q = create(QueueTargets.spec(backend, dir).capacity(4096).maxMessageLength(1000));
+             Producer p = q.producer(); Consumer c = q.consumer()) {
+            long seq = 0;
+            long received = 0;
+            for (int round = 0; round < 200; round++) {
+                while (p.offer(Messages.make(seq, 1, Messages.lengthFor(seq, 900)))) {
+                    seq++;
+                }
+                long[] expect = {received};
+                received += c.poll((s, off, len, type) -> {
+                    Messages.Decoded d = Messages.check(s, off, len);
+                    assertEquals(expect[0]++, d.seq());
+                }, 1 + round % 5);
+            }
+            assertTrue(seq > 500, "ring wrapped many times: " + seq);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("dev.ferrite.queue.QueueTargets#backends")
+    void claimsCommitAbortAndBatchesPublishTogether(String backend) {
+        try (IpcQueue q = create(QueueTargets.spec(backend, dir).capacity(4096));
+             Producer p = q.producer(); Consumer c = q.consumer()) {
+            Claim claim = p.tryClaim(4, 3);
+            claim.segment().putInt(claim.offset(), 0x64636261);
+            assertEquals(List.of(), drain(c), "nothing visible before commit");
+            claim.commit();
+            assertThrows(FerriteException.class, claim::commit);
+            Claim aborted = p.tryClaim(10, 1);
+            assertThrows(FerriteException.class, () -> p.offer(utf8("x")), "a claim is open");
+            aborted.abort();
+            BatchClaim batch = p.tryClaimBatch(3, 2, 5);
+            for (int i = 0; i < 3; i++) {
+                batch.segment().putShort(batch.offset(i), (short) ('0' + i | 'z' << 8));
+            }
+            assertThrows(FerriteException.class, () -> batch.offset(3));
+            assertEquals(List.of("3:abcd"), drain(c), "the batch is published only by its commit");
+            batch.commit();
+            assertTrue(p.offerBatch(new byte[][] {utf8("q"), utf8("rs"), utf8("tuvwxyz12")}, 0, 3, 9));
+            assertEquals(List.of("5:0z", "5:1z", "5:2z", "9:q", "9:rs", "9:tuvwxyz12"), drain(c));
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("dev.ferrite.queue.QueueTargets#backends")
+    void badArgumentsAreRefusedWithTheLimitAndWriteNothing(String backend) {
+        try (IpcQueue q = create(QueueTargets.spec(backend, dir).capacity(4096).maxMessageLength(100));
+             Producer p = q.producer(); Consumer c = q.consumer()) {
+            FerriteException tooLong = assertThrows(FerriteException.class, () -> p.offer(new byte[101]));
+            assertTrue(tooLong.getMessage().contains("101") && tooLong.getMessage().contains("100"), tooLong.getMessage());
+            assertThrows(FerriteException.class, () -> p.offer(new byte[0]));
+            assertThrows(FerriteException.class, () -> p.offer(new byte[4], 0, 4, -2));
+            assertThrows(FerriteException.class, () -> p.offer(new byte[4], 2, 4, 0));
+            assertThrows(FerriteException.class, () -> p.tryClaim(-1, 0));
+            assertThrows(FerriteException.class, () -> p.tryClaimBatch(1000, 100, 0), "more than half the ring");
+            assertThrows(FerriteException.class, () -> c.poll((s, o, l, t) -> { }, 0));
+            assertEquals(0, q.bytesInUse());
+            assertEquals(List.of(), drain(c));
+        }
+        assertThrows(InvalidSpecException.class, () -> QueueSpec.shm("x").capacity(5000).build());
+        assertThrows(InvalidSpecException.class, () -> QueueSpec.shm("x").capacity(4096).maxMessageLength(2041).build());
+    }
+
+    @ParameterizedTest
+    @MethodSource("dev.ferrite.queue.QueueTargets#backends")
+    void oneProducerAndOneConsumerAtATime(String backend) {
+        try (IpcQueue q = create(QueueTargets.spec(backend, dir).capacity(4096))) {
+            Producer p = q.producer();
+            Consumer c = q.consumer();
+            assertThrows(FerriteException.class, q::producer);
+            assertThrows(FerriteException.class, q::consumer);
+            assertTrue(p.isPeerAlive());
+            assertTrue(c.isPeerAlive());
+            p.close();
+            assertFalse(c.isPeerAlive(), "a closed producer is not alive");
+            assertThrows(FerriteException.class, () -> p.offer(utf8("x")));
+            try (Producer again = q.producer()) {
+                assertTrue(again.offer(utf8("y")));
+            }
+            c.close();
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("dev.ferrite.queue.QueueTargets#backends")
+    void blockingCallsWaitAndTimeOut(String backend) throws Exception {
+        try (IpcQueue q = create(QueueTargets.spec(backend, dir).capacity(4096));
+             Producer p = q.producer(); Consumer c = q.consumer()) {
+            long t0 = System.nanoTime();
+            assertEquals(0, c.take((s, o, l, t) -> { }, 10, Duration.ofMillis(50)));
+            assertTrue(System.nanoTime() - t0 >= 50_000_000L);
+            byte[] m = new byte[400];
+            while (p.offer(m)) {
+                // fill
+            }
+            assertFalse(p.offer(m, 0, m.length, 0, Duration.ofMillis(30)));
+            Thread drainer = new Thread(() -> {
+                try {
+                    Thread.sleep(50);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                c.poll((s, o, l, t) -> { }, 1);
+            });
+            drainer.start();
+            assertTrue(p.offer(m, 0, m.length, 0, Duration.ofSeconds(10)));
+            drainer.join();
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("dev.ferrite.queue.QueueTargets#backends")
+    void reopenedQueueKeepsUnconsumedMessages(String backend) {
+        QueueSpec spec = QueueTargets.spec(backend, dir).capacity(8192).build();
+        made.add(spec);
+        try (IpcQueue q = IpcQueue.create(spec); Producer p = q.producer(); Consumer c = q.consumer()) {
+            p.offer(utf8("one"));
+            p.offer(utf8("two"));
+            c.poll((s, o, l, t) -> { }, 1);
+        }
+        try (IpcQueue q = IpcQueue.open(spec); Consumer c = q.consumer(); Producer p = q.producer()) {
+            assertEquals(8192, q.capacity());
+            p.offer(utf8("three"));
+            assertEquals(List.of("0:two", "0:three"), drain(c));
+        }
+        assertThrows(FerriteException.class, () -> IpcQueue.create(spec), "exists and no overwrite");
+    }
+
+    @ParameterizedTest
+    @MethodSource("dev.ferrite.queue.QueueTargets#backends")
+    void corruptHeaderIsRefusedOnOpen(String backend) {
+        QueueSpec spec = QueueTargets.spec(backend, dir).capacity(4096).build();
+        made.add(spec);
+        int[] fields = {QueueLayout.MAGIC_OFFSET, QueueLayout.VERSION_OFFSET, QueueLayout.CAPACITY_OFFSET,
+                QueueLayout.MAX_MESSAGE_OFFSET, QueueLayout.GEOMETRY_CRC_OFFSET};
+        try (IpcQueue q = IpcQueue.create(spec)) {
+            assertEquals(4096, q.capacity());
+        }
+        for (int field : fields) {
+            try (IpcQueue q = IpcQueue.open(spec)) {
+                q.segment().putByte(field, (byte) (q.segment().getByte(field) ^ 0x10));
+            }
+            CorruptFileException e = assertThrows(CorruptFileException.class, () -> IpcQueue.open(spec));
+            assertTrue(e.getMessage().startsWith("queue "), e.getMessage());
+            try (RawQueue q = openRaw(spec)) {
+                q.segment().putByte(field, (byte) (q.segment().getByte(field) ^ 0x10));
+            }
+        }
+        try (IpcQueue q = IpcQueue.open(spec)) {
+            q.segment().putLong(QueueLayout.TAIL_OFFSET, 4096 * 3);
+        }
+        CorruptFileException positions = assertThrows(CorruptFileException.class, () -> IpcQueue.open(spec));
+        assertTrue(positions.getMessage().contains("tail 12288"), positions.getMessage());
+    }
+
+    /** Opens the pool and segment under a queue without checking the header (to repair it). */
+    private static RawQueue openRaw(QueueSpec spec) {
+        return RawQueue.open(spec);
+    }
+
+    @ParameterizedTest
+    @MethodSource("dev.ferrite.queue.QueueTargets#backends")
+    void corruptRecordHeadersNeverLeadOutsideTheRing(String backend) {
+        long[] bad = {
+            RecordLayout.header(4096 + 8, 0),          // past the ring's end
+            RecordLayout.header(3, 0),                  // shorter than a header
+            RecordLayout.header(8, 0),                  // empty message
+            RecordLayout.header(16, -7),                // impossible type
+            RecordLayout.header(600, 0),                // over the max message length
+            RecordLayout.header(Integer.MAX_VALUE, 0),
+            RecordLayout.header(Integer.MIN_VALUE, 5),  // in progress, absurd length
+        };
+        for (long word : bad) {
+            try (IpcQueue q = create(QueueTargets.spec(backend, dir).capacity(4096).maxMessageLength(500)
+                    .abandonTimeout(Duration.ofMillis(1)));
+                 Producer p = q.producer(); Consumer c = q.consumer()) {
+                assertTrue(p.offer(utf8("fine")));
+                assertEquals(List.of("0:fine"), drain(c));
+                long at = q.segment().size() - 4096 + (c.position() & 4095);
+                q.segment().putLong(at, word);
+                q.segment().putLong(QueueLayout.TAIL_OFFSET, c.position() + 8);
+                boolean threw = false;
+                for (int i = 0; i < 50 && !threw; i++) {
+                    try {
+                        drain(c);
+                        Thread.sleep(2);
+                    } catch (CorruptFileException e) {
+                        threw = true;
+                        assertTrue(e.getMessage().contains("position " + c.position()), e.getMessage());
+                    } catch (InterruptedException e) {
+                        throw new AssertionError(e);
+                    }
+                }
+                assertTrue(threw, "header 0x" + Long.toHexString(word) + " was not refused");
+            }
+        }
+    }
+}
