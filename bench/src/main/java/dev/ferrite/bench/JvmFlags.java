@@ -10,12 +10,13 @@ import java.util.List;
  * native calls run without warnings. {@code -Dchronicle.analytics.disable=true} keeps Chronicle
  * from sending telemetry.
  */
-final class JvmFlags {
+public final class JvmFlags {
 
     private JvmFlags() {
     }
 
-    static List<String> forks() {
+    /** @return the flags for a forked benchmark JVM (or a peer process it starts) on this JDK */
+    public static List<String> forks() {
         List<String> flags = new ArrayList<>(List.of(
                 "-Xms1g", "-Xmx4g", "-XX:MaxDirectMemorySize=8g",
                 "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED",

@@ -1,0 +1,50 @@
+package dev.ferrite.bench.queue;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** Starts {@link QueuePeerMain} in a second JVM with this JVM's class path and flags. */
+final class PeerProcess implements AutoCloseable {
+
+    private final Process process;
+
+    private PeerProcess(Process process) {
+        this.process = process;
+    }
+
+    static PeerProcess start(String... args) throws IOException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(dev.ferrite.bench.JvmFlags.forks());
+        String agronaChecksOff = System.getProperty("agrona.disable.bounds.checks");
+        if (agronaChecksOff != null) {
+            cmd.add("-Dagrona.disable.bounds.checks=" + agronaChecksOff); // the consumer runs like the producer
+        }
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(QueuePeerMain.class.getName());
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT);
+        pb.environment().remove("JAVA_TOOL_OPTIONS");
+        Process p = pb.start();
+        BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        String line = out.readLine();
+        if (!"READY".equals(line)) {
+            p.destroyForcibly();
+            throw new IllegalStateException("queue peer did not start: " + line + " from " + cmd);
+        }
+        return new PeerProcess(p);
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(10, TimeUnit.SECONDS);
+    }
+}
