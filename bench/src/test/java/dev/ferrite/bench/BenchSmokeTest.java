@@ -33,8 +33,12 @@ class BenchSmokeTest {
         }
         String progress = log.toString(StandardCharsets.UTF_8);
         int backends = BenchMain.availableBackends().length;
-        // Mix 2 + RandomRead 1 + ChunkStore 2 + StreamVsMapped 3 + PoolChurn 1 per backend, and 25 peers.
-        int expected = 9 * backends + 5 + 5 + 12 + 3;
+        // Mix 2 + RandomRead 1 + ChunkStore 2 + StreamVsMapped 3 + PoolChurn 1 per backend, and 25 peers;
+        // queue (8-byte messages only): offer and offerBatch x 2 peers + many-producer + ping-pong x 2 peers
+        // per backend, and 10 peers (Agrona x 2 x 2, Agrona many-to-one, JCTools x 2, ping-pong 3).
+        int expected = 9 * backends + 5 + 5 + 12 + 3 + 7 * backends + 10;
+        // Each latency result is reported as two rows, p50 and p99.
+        int sampled = 2 * backends + 3;
         Set<String> ran = results.stream().map(r -> r.getParams().getBenchmark() + r.getParams().getParam("backend"))
                 .collect(Collectors.toCollection(TreeSet::new));
         assertEquals(expected, results.size(), "every benchmark ran: " + ran + "\n" + progress);
@@ -43,12 +47,14 @@ class BenchSmokeTest {
         String md = Files.readString(dir.resolve("report.md"));
         String html = Files.readString(dir.resolve("report.html"));
         for (String experiment : new String[] {"Mix (seed 000)", "Random reads", "1 KiB chunk store",
-            "Mapped vs stream", "Pool churn"}) {
+            "Mapped vs stream", "Pool churn", "Queue throughput", "Queue ping-pong latency"}) {
             assertTrue(md.contains(experiment), experiment + " in\n" + md);
             assertTrue(html.contains(experiment), experiment);
         }
         assertTrue(md.contains("**double[]** (baseline)") && md.contains("1.00x"), md);
         assertTrue(html.contains("<svg") && html.contains("</html>"), "self-contained page with charts");
-        assertEquals(expected, Report.of(results, "test").rows().size());
+        assertTrue(md.contains("**Agrona OneToOneRingBuffer.write** (baseline)"), md);
+        assertTrue(md.contains("round trip p99"), md);
+        assertEquals(expected + sampled, Report.of(results, "test").rows().size());
     }
 }

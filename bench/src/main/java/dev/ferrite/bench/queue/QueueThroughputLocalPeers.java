@@ -36,6 +36,10 @@ public class QueueThroughputLocalPeers {
     @Param({"8", "64", "1024"})
     public int messageSize;
 
+    /** Where the consumer runs: a thread of this JVM only (the report groups by it). */
+    @Param("thread")
+    public String peer;
+
     private ManyToOneRingBuffer agrona;
     private Queue<byte[]> spsc;
     private Queue<byte[]> mpsc;

@@ -35,6 +35,10 @@ public class QueueThroughputMany {
     @Param({"8", "64", "1024"})
     public int messageSize;
 
+    /** Where the consumer runs: a thread of this JVM only (the report groups by it). */
+    @Param("thread")
+    public String peer;
+
     private String name;
     private IpcQueue queue;
     private Producer producer;

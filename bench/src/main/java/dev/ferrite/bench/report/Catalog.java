@@ -11,6 +11,8 @@ final class Catalog {
     static final String STORE = "1 KiB chunk store (seed 001)";
     static final String IO = "Mapped vs stream I/O (seed 002)";
     static final String CHURN = "Pool churn";
+    static final String QUEUE = "Queue throughput (seed 004)";
+    static final String PING_PONG = "Queue ping-pong latency (seed 004)";
 
     private static final Map<String, Entry> ENTRIES = new HashMap<>();
 
@@ -64,6 +66,28 @@ final class Catalog {
         add("StreamIo.read", new Entry(IO, "read", "DataInputStream", false, true, null, 1, "pass"));
         add("StreamIo.readModifyWrite", new Entry(IO, "read-modify-write", "RandomAccessFile seek/read/write", false, true,
                 null, 1, "pass"));
+
+        String send = "send a message";
+        add("QueueThroughput.offer", new Entry(QUEUE, send, "Ferrite offer", true, false, null, 1, "message"));
+        add("QueueThroughput.offerBatch", new Entry(QUEUE, send, "Ferrite offerBatch of 32", true, false, null, 1,
+                "message"));
+        add("QueueThroughputMany.offerMany", new Entry(QUEUE, send, "Ferrite offer, many-producer queue", true, false,
+                null, 1, "message"));
+        add("QueueThroughputPeers.agronaOneToOne", new Entry(QUEUE, send, "Agrona OneToOneRingBuffer.write", false,
+                true, null, 1, "message"));
+        add("QueueThroughputPeers.agronaOneToOneNoChecks", new Entry(QUEUE, send,
+                "Agrona OneToOneRingBuffer.write, bounds checks off", false, false, null, 1, "message"));
+        add("QueueThroughputLocalPeers.agronaManyToOne", new Entry(QUEUE, send, "Agrona ManyToOneRingBuffer.write",
+                false, false, null, 1, "message"));
+        add("QueueThroughputLocalPeers.jctoolsSpsc", new Entry(QUEUE, send, "JCTools SpscArrayQueue (references)",
+                false, false, null, 1, "message"));
+        add("QueueThroughputLocalPeers.jctoolsMpsc", new Entry(QUEUE, send, "JCTools MpscArrayQueue (references)",
+                false, false, null, 1, "message"));
+        add("PingPong.roundTrip", new Entry(PING_PONG, "round trip", "Ferrite", true, false, null, 1, "round trip"));
+        add("PingPongPeers.agronaOneToOne", new Entry(PING_PONG, "round trip", "Agrona OneToOneRingBuffer", false, true,
+                null, 1, "round trip"));
+        add("PingPongLocalPeers.jctoolsSpsc", new Entry(PING_PONG, "round trip", "JCTools SpscArrayQueue (references)",
+                false, false, null, 1, "round trip"));
 
         add("PoolChurn.freeAndAllocate", new Entry(CHURN, "free one, allocate 1-64 chunks", "Ferrite", true, false, null,
                 1, "operation"));

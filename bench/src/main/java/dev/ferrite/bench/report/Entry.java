@@ -16,4 +16,12 @@ package dev.ferrite.bench.report;
  */
 record Entry(String experiment, String operation, String label, boolean ferrite, boolean baseline, String itemsParam,
              long itemsFixed, String itemUnit) {
+
+    /**
+     * @param operation another operation name
+     * @return this entry under that operation
+     */
+    Entry withOperation(String operation) {
+        return new Entry(experiment, operation, label, ferrite, baseline, itemsParam, itemsFixed, itemUnit);
+    }
 }

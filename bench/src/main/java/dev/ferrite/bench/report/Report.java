@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.infra.BenchmarkParams;
 import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.RunResult;
@@ -23,8 +24,10 @@ import org.openjdk.jmh.results.RunResult;
 public final class Report {
 
     private static final List<String> ORDER = List.of(Catalog.MIX, Catalog.RANDOM, Catalog.STORE, Catalog.IO,
-            Catalog.CHURN);
-    private static final List<String> SIZE_PARAMS = List.of("size", "slots", "chars");
+            Catalog.CHURN, Catalog.QUEUE, Catalog.PING_PONG);
+    private static final List<String> SIZE_PARAMS = List.of("size", "slots", "chars", "messageSize", "peer");
+    /** Percentiles reported for sampled (latency) benchmarks, besides nothing else: a mean hides the tail. */
+    private static final double[] PERCENTILES = {50, 99};
 
     /**
      * One measured benchmark, placed in its group.
@@ -60,17 +63,20 @@ public final class Report {
         for (RunResult r : results) {
             BenchmarkParams p = r.getParams();
             Entry e = Catalog.of(p.getBenchmark());
-            StringBuilder group = new StringBuilder(e.experiment()).append(" | ").append(e.operation());
-            for (String key : SIZE_PARAMS) {
-                if (p.getParamsKeys().contains(key)) {
-                    group.append(" | ").append(key).append('=').append(p.getParam(key));
-                }
-            }
             Result<?> primary = r.getPrimaryResult();
+            String backend = p.getParamsKeys().contains("backend") ? p.getParam("backend") : "";
+            if (p.getMode() == Mode.SampleTime) {
+                for (double percentile : PERCENTILES) {
+                    Entry at = e.withOperation(e.operation() + String.format(Locale.ROOT, " p%.0f", percentile));
+                    double score = primary.getStatistics().getPercentile(percentile);
+                    groups.computeIfAbsent(groupOf(at, p), k -> new ArrayList<>()).add(new Row(at, groupOf(at, p),
+                            backend, score, Double.NaN, primary.getScoreUnit(), score, Double.NaN));
+                }
+                continue;
+            }
             long items = e.itemsParam() != null && p.getParamsKeys().contains(e.itemsParam())
                     ? Long.parseLong(p.getParam(e.itemsParam())) : e.itemsFixed();
-            String backend = p.getParamsKeys().contains("backend") ? p.getParam("backend") : "";
-            groups.computeIfAbsent(group.toString(), k -> new ArrayList<>()).add(new Row(e, group.toString(), backend,
+            groups.computeIfAbsent(groupOf(e, p), k -> new ArrayList<>()).add(new Row(e, groupOf(e, p), backend,
                     primary.getScore(), primary.getScoreError(), primary.getScoreUnit(), primary.getScore() / items,
                     Double.NaN));
         }
@@ -86,6 +92,16 @@ public final class Report {
         all.sort(Comparator.comparingInt((Row row) -> experimentRank(row.entry().experiment()))
                 .thenComparing(Row::group).thenComparingDouble(Row::ratio));
         return new Report(all, environment);
+    }
+
+    private static String groupOf(Entry e, BenchmarkParams p) {
+        StringBuilder group = new StringBuilder(e.experiment()).append(" | ").append(e.operation());
+        for (String key : SIZE_PARAMS) {
+            if (p.getParamsKeys().contains(key)) {
+                group.append(" | ").append(key).append('=').append(p.getParam(key));
+            }
+        }
+        return group.toString();
     }
 
     private static int experimentRank(String experiment) {
@@ -133,8 +149,8 @@ public final class Report {
         StringBuilder md = new StringBuilder();
         md.append("Environment: ").append(environment).append("\n\n");
         md.append("Lower is faster. Ratio: time per item divided by the baseline's (`double[]`, raw ")
-                .append("`Unsafe.copyMemory`, or the stream), or by the fastest where there is no baseline. ")
-                .append("± is JMH's 99.9% error.\n\n");
+                .append("`Unsafe.copyMemory`, the stream, or Agrona's `OneToOneRingBuffer`), or by the fastest where ")
+                .append("there is no baseline. ± is JMH's 99.9% error; latency percentiles (p50, p99) have none.\n\n");
         md.append("| experiment | operation | variant | time per item | ± | ratio |\n");
         md.append("|---|---|---|---:|---:|---:|\n");
         for (Row row : rows) {
