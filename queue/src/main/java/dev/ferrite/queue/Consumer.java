@@ -6,6 +6,7 @@ import dev.ferrite.Segment;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -75,10 +76,9 @@ public final class Consumer implements AutoCloseable {
         long h = ring.head();
         long pending = segment.getLongVolatile(HEAD_PENDING_OFFSET);
         if (pending > h) {
-            long tail = ring.tail();
-            if (pending > tail || ((pending - h) & (RecordLayout.ALIGNMENT - 1)) != 0) {
-                throw Ring.corrupt(ring.name, "pending head " + pending + " must be aligned and between head "
-                        + h + " and tail " + tail);
+            if (pending - h > capacity || ((pending - h) & (RecordLayout.ALIGNMENT - 1)) != 0) {
+                throw Ring.corrupt(ring.name, "pending head " + pending + " must be aligned and at most the capacity "
+                        + capacity + " past the head " + h);
             }
             ring.zero(h, pending);
             segment.putLongOrdered(HEAD_OFFSET, pending);
@@ -110,6 +110,8 @@ public final class Consumer implements AutoCloseable {
         try {
             while (count < limit && position - start < capacity) {
                 long at = ring.offsetOf(position);
+                // Acquire: pairs with the producer's ordered header store, so the payload written
+                // before that store is visible once the header is.
                 long h = segment.getLongVolatile(at);
                 int length = RecordLayout.length(h);
                 if (length <= 0) {
@@ -134,13 +136,18 @@ public final class Consumer implements AutoCloseable {
     }
 
     /**
-     * Frees consumed ring bytes. Producers rely on free bytes being zero (a header of 0 means "not
-     * yet published"), so they are zeroed before the head that frees them is published; the
-     * pending head, stored first, lets a successor finish if this process dies in between.
+     * Frees consumed ring bytes with one ordered store of the head. With many producers, free
+     * bytes must be zero (a header of 0 means "not yet published" and producers claim space
+     * concurrently, so none can zero ahead of itself), so they are zeroed before the head that
+     * frees them is published; the pending head, stored first, lets a successor finish if this
+     * process dies in between. A single producer zeroes the next header word itself.
      */
     private void release(long start, long end) {
-        segment.putLongVolatile(HEAD_PENDING_OFFSET, end);
-        ring.zero(start, end);
+        if (ring.manyProducers) {
+            segment.putLongOrdered(HEAD_PENDING_OFFSET, end);
+            VarHandle.storeStoreFence(); // the pending head lands before any zero
+            ring.zero(start, end);
+        }
         segment.putLongOrdered(HEAD_OFFSET, end);
         head = end;
         stallPosition = -1;

@@ -82,6 +82,16 @@ public interface Producer extends AutoCloseable {
     boolean offerBatch(byte[][] messages, int from, int count, int type);
 
     /**
+     * Claims room for one message of type 0 to be written in place; see {@link #tryClaim(int, int)}.
+     *
+     * @param length payload length, 1 to max message length
+     * @return the claim, or null if the ring is full
+     */
+    default Claim tryClaim(int length) {
+        return tryClaim(length, 0);
+    }
+
+    /**
      * Claims room for one message to be written in place.
      *
      * @param length payload length, 1 to max message length

@@ -6,14 +6,15 @@ package dev.ferrite.queue;
  * <pre>
  *   0        4        8                         length      aligned to 8
  *   +--------+--------+--------------- ... -----+--- pad ---+
- *   | length | type   | payload (length - 8)    | zeros     |
+ *   | length | type   | payload (length - 8)    | unused    |
  *   +--------+--------+--------------- ... -----+-----------+
  * </pre>
  *
  * <p>The header is one little-endian long, {@code type << 32 | length}, so one 8-byte store
  * publishes both. Its states:
  * <ul>
- *   <li>{@code 0}: nothing published here yet (free ring bytes are always zero);</li>
+ *   <li>{@code 0}: nothing published here yet (the producer, or with many producers the
+ *       consumer, makes sure the next header word reads 0 until a record is published there);</li>
  *   <li>{@code length > 0}, {@code type >= 0}: a message of {@code length - 8} payload bytes;</li>
  *   <li>{@code length > 0}, {@code type == PADDING_TYPE}: bytes to skip (the end of the ring
  *       before a wrap, an aborted claim, or a record skipped as abandoned);</li>

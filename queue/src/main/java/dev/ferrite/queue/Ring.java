@@ -14,6 +14,9 @@ import static dev.ferrite.queue.QueueLayout.*;
  */
 final class Ring {
 
+    /** Up to this many bytes are zeroed with word stores rather than a fill. */
+    private static final int SMALL_ZERO = 256;
+
     final Segment segment;
     final String name;
     final long capacity;
@@ -112,14 +115,19 @@ final class Ring {
         return (int) crc.getValue();
     }
 
-    /** Checks that head and tail describe a ring: {@code 0 <= tail - head <= capacity}, aligned. */
+    /**
+     * Checks that head and tail describe a ring: both aligned, {@code tail - head <= capacity}, and
+     * {@code head - tail <= capacity}. The head may run ahead of the stored tail: a single producer
+     * stores its tail after the header that publishes a record, and the consumer may consume the
+     * record in between (or the producer may die there).
+     */
     void checkPositions() {
         long head = head();
         long tail = tail();
-        if (head < 0 || tail < head || tail - head > capacity
+        if (head < 0 || tail < 0 || Math.abs(tail - head) > capacity
                 || ((head | tail) & (RecordLayout.ALIGNMENT - 1)) != 0) {
-            throw corrupt(name, "head " + head + " and tail " + tail + " must be aligned to "
-                    + RecordLayout.ALIGNMENT + " with 0 <= tail - head <= capacity " + capacity);
+            throw corrupt(name, "head " + head + " and tail " + tail + " must be non-negative, aligned to "
+                    + RecordLayout.ALIGNMENT + " and at most the capacity " + capacity + " apart");
         }
     }
 
@@ -144,6 +152,13 @@ final class Ring {
     void zero(long from, long to) {
         long length = to - from;
         if (length <= 0) {
+            return;
+        }
+        if (length <= SMALL_ZERO) {
+            // A few records: word stores beat a bulk fill call (positions are 8-aligned).
+            for (long p = from; p < to; p += RecordLayout.ALIGNMENT) {
+                segment.putLong(offsetOf(p), 0L);
+            }
             return;
         }
         long index = from & mask;

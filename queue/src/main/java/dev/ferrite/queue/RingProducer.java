@@ -22,7 +22,10 @@ import static dev.ferrite.queue.RecordLayout.header;
  *
  * <p>One producer ({@code many == false}): the tail is this object's own; a claim is a local
  * addition and the tail is published with an ordered store after the record's header. Invariant
- * the consumer relies on: the published tail never passes a record whose header is still 0.
+ * the consumer relies on: the published tail never passes a record whose header is still 0. The
+ * consumer does not zero what it consumed; instead this producer zeroes the header word just past
+ * each claim before it publishes the claim, so the word the consumer reads next is 0 until a
+ * record is published there. That word must be free too: a claim needs 8 bytes more room.
  *
  * <p>Many producers: space is claimed by CAS on the shared tail, so the tail runs ahead of
  * published records; each record is marked in progress (negative length and the writer's slot)
@@ -77,11 +80,13 @@ final class RingProducer implements Producer {
      * A new single producer continues where the last one stopped. If that one died, the ring past
      * the published tail may hold what it left: a record it published but whose tail store it did
      * not reach (delivered: the tail moves past it), a claim it never committed (made padding),
-     * and bytes of records it had begun (zeroed: free ring bytes must be zero).
+     * and bytes of records it had begun (zeroed: the word after the last published record must
+     * read 0, and a half-written batch may have left headers further on).
      */
     private void takeOverTail(boolean previousDied) {
-        long t = ring.tail();
         long head = ring.head();
+        // The consumer may have consumed records published past the stored tail: start at the head.
+        long t = Math.max(ring.tail(), head);
         while (t - head < capacity) {
             long at = ring.offsetOf(t);
             long h = segment.getLongVolatile(at);
@@ -99,7 +104,10 @@ final class RingProducer implements Producer {
             }
         }
         if (previousDied) {
+            // Free bytes may hold what the dead producer had begun (payload, batch headers).
             ring.zero(t, head + capacity);
+        } else {
+            segment.putLong(ring.offsetOf(t), 0L);
         }
         tail = t;
         segment.putLongOrdered(TAIL_OFFSET, t);
@@ -121,19 +129,25 @@ final class RingProducer implements Producer {
         long t = tail;
         int toEnd = (int) (capacity - (t & mask));
         int needed = bytes > toEnd ? toEnd + bytes : bytes;
-        if (t + needed - headCache > capacity) {
+        // + ALIGNMENT: the header word after the claim is zeroed now, so it must be free as well.
+        if (t + needed + RecordLayout.ALIGNMENT - headCache > capacity) {
             headCache = ring.head();
-            if (t + needed - headCache > capacity) {
+            if (t + needed + RecordLayout.ALIGNMENT - headCache > capacity) {
                 return -1;
             }
             segment.putLongOrdered(HEAD_CACHE_OFFSET, headCache);
         }
         if (needed != bytes) {
-            // Padding to the end of the ring; the consumer skips it and finds the record at 0.
+            // Padding to the end of the ring; the consumer skips it and reads the word at index 0
+            // next, which must read 0 until the record there is published: zero it first.
+            segment.putLong(ring.offsetOf(t + toEnd), 0L);
             segment.putLongOrdered(ring.offsetOf(t), header(toEnd, PADDING_TYPE));
             t += toEnd;
         }
         tail = t + bytes;
+        // The next header word may hold a record of the previous lap; zero it before the ordered
+        // store that publishes this claim makes the consumer read it.
+        segment.putLong(ring.offsetOf(tail), 0L);
         return t;
     }
 

@@ -68,17 +68,17 @@ class IpcQueueTest {
     void fullRingRefusesUntilTheConsumerFreesRoom(String backend) {
         try (IpcQueue q = create(QueueTargets.spec(backend, dir).capacity(4096));
              Producer p = q.producer(); Consumer c = q.consumer()) {
-            byte[] m = new byte[56]; // 64-byte records: 64 fit in 4096
+            byte[] m = new byte[56]; // 64-byte records: 63 fit in 4096 (the word after the last stays free)
             int n = 0;
             while (p.offer(m)) {
                 n++;
             }
-            assertEquals(64, n);
-            assertEquals(4096, q.bytesInUse());
+            assertEquals(63, n);
+            assertEquals(4096 - 64, q.bytesInUse());
             assertEquals(1, c.poll((s, o, l, t) -> { }, 1));
             assertTrue(p.offer(m));
             assertFalse(p.offer(m));
-            assertEquals(64, c.poll((s, o, l, t) -> { }, 1000));
+            assertEquals(63, c.poll((s, o, l, t) -> { }, 1000));
             assertEquals(0, q.bytesInUse());
         }
     }
@@ -188,7 +188,7 @@ class IpcQueueTest {
                 } catch (InterruptedException e) {
                     return;
                 }
-                c.poll((s, o, l, t) -> { }, 1);
+                c.poll((s, o, l, t) -> { }, 2); // room for a record that wraps: its padding and itself
             });
             drainer.start();
             assertTrue(p.offer(m, 0, m.length, 0, Duration.ofSeconds(10)));
@@ -281,6 +281,32 @@ class IpcQueueTest {
                 }
                 assertTrue(threw, "header 0x" + Long.toHexString(word) + " was not refused");
             }
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("dev.ferrite.queue.QueueTargets#backends")
+    void newProducerAfterADeadOneStartsPastWhatTheConsumerAlreadyRead(String backend) {
+        QueueSpec spec = QueueTargets.spec(backend, dir).capacity(4096).build();
+        made.add(spec);
+        try (IpcQueue q = IpcQueue.create(spec); Consumer c = q.consumer()) {
+            // A producer published "xyz" and died before storing its tail; it left junk past it.
+            var s = q.segment();
+            s.copyFrom(utf8("xyz"), 0, QueueLayout.RING_OFFSET + 8, 3);
+            s.putLongOrdered(QueueLayout.RING_OFFSET, RecordLayout.header(11, 4));
+            s.putLong(QueueLayout.RING_OFFSET + 48, RecordLayout.header(12, 0)); // a half-written batch's header
+            s.putInt(QueueLayout.RING_OFFSET + 56, 0x7777_7777);
+            long deadProcess = 0x3FFF_FFFFL;
+            s.putLong(QueueLayout.producerSlot(0), 12345L << 32 | deadProcess);
+            assertEquals(List.of("4:xyz"), drain(c));
+            assertEquals(0, s.getLong(QueueLayout.TAIL_OFFSET));
+            assertEquals(16, s.getLong(QueueLayout.HEAD_OFFSET), "the head is ahead of the stored tail");
+        }
+        try (IpcQueue q = IpcQueue.open(spec); Consumer c = q.consumer(); Producer p = q.producer()) {
+            assertTrue(p.offer(utf8("b")));
+            assertTrue(p.offer(utf8("cd")));
+            assertEquals(List.of("0:b", "0:cd"), drain(c), "no junk, nothing written behind the head");
+            assertEquals(p.position(), c.position());
         }
     }
 }

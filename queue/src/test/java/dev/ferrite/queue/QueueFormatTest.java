@@ -1,0 +1,100 @@
+package dev.ferrite.queue;
+
+import dev.ferrite.Segment;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.zip.CRC32C;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Reads a queue's bytes at the offsets written in docs/FORMAT.md ("Queue"), as literals, not
+ * through the descriptor classes: the document and the code must agree.
+ */
+class QueueFormatTest {
+
+    @TempDir
+    Path dir;
+
+    @ParameterizedTest
+    @MethodSource("dev.ferrite.queue.QueueTargets#backends")
+    void bytesAreWhereTheFormatSays(String backend) {
+        QueueSpec spec = QueueTargets.spec(backend, dir).capacity(8192).maxMessageLength(100).build();
+        try (IpcQueue q = IpcQueue.create(spec); Producer p = q.producer(); Consumer c = q.consumer()) {
+            Segment s = q.segment();
+            byte[] magic = new byte[8];
+            s.copyTo(0, magic, 0, 8);
+            assertEquals("FERRITEQ", new String(magic, StandardCharsets.US_ASCII));
+            assertEquals(1, s.getInt(8));
+            assertEquals(0, s.getInt(12));
+            assertEquals(8192, s.getLong(16));
+            assertEquals(100, s.getInt(24));
+            assertEquals(8, s.getInt(28));
+            assertEquals(8192, s.getInt(32));
+            assertEquals(64, s.getInt(36));
+            assertTrue(Math.abs(System.currentTimeMillis() - s.getLong(40)) < 60_000);
+            byte[] geometry = new byte[60];
+            s.copyTo(0, geometry, 0, 60);
+            CRC32C crc = new CRC32C();
+            crc.update(geometry);
+            assertEquals((int) crc.getValue(), s.getInt(60));
+
+            long self = ProcessHandle.current().pid();
+            assertEquals(self, s.getLong(640) & 0xFFFFFFFFL, "consumer slot identity");
+            assertEquals(self, s.getLong(768) & 0xFFFFFFFFL, "producer slot 0 identity");
+            assertTrue(System.currentTimeMillis() - s.getLong(768 + 8) < 10_000, "heartbeat");
+            assertEquals(1, s.getLong(768 + 16), "generation");
+
+            p.offer("hello".getBytes(StandardCharsets.US_ASCII), 0, 5, 5);
+            assertEquals(5L << 32 | 13, s.getLong(8192), "header: type << 32 | length");
+            byte[] payload = new byte[5];
+            s.copyTo(8200, payload, 0, 5);
+            assertEquals("hello", new String(payload, StandardCharsets.US_ASCII));
+            assertEquals(16, s.getLong(384), "tail");
+            assertEquals(0, s.getLong(128), "head");
+
+            Claim claim = p.tryClaim(20, 9);
+            assertEquals(RecordLayout.header(-28, (int) (1L << 6)), s.getLong(8192 + 16),
+                    "in progress: -length, generation << 6 | slot");
+            claim.abort();
+            assertEquals(-1L << 32 | 28, s.getLong(8192 + 16), "aborted: padding");
+
+            assertEquals(0, s.getLong(8192 + 48), "the word after the last claim is zeroed by the producer");
+            assertEquals(1, c.poll((seg, off, len, type) -> { }, 10));
+            assertEquals(48, s.getLong(128), "head past the message and the padding");
+            assertEquals(0, s.getLong(136), "one producer: the consumer zeroes nothing, no pending head");
+            assertEquals(5L << 32 | 13, s.getLong(8192), "consumed records stay as they were");
+        } finally {
+            IpcQueue.delete(spec);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("dev.ferrite.queue.QueueTargets#backends")
+    void manyProducersMarkClaimsAndTheConsumerZeroes(String backend) {
+        QueueSpec spec = QueueTargets.spec(backend, dir).capacity(8192).manyProducers(true).build();
+        try (IpcQueue q = IpcQueue.create(spec); Producer p = q.producer(); Consumer c = q.consumer()) {
+            Segment s = q.segment();
+            assertEquals(1, s.getInt(12), "flags: many producers");
+            Claim claim = p.tryClaim(8, 2);
+            assertEquals(16, s.getLong(384), "tail claimed by CAS before anything is written");
+            assertEquals(RecordLayout.header(-16, 1 << 6), s.getLong(8192), "in progress");
+            claim.segment().putLong(claim.offset(), 42);
+            claim.commit();
+            p.offer(new byte[20], 0, 20, 0);
+            assertEquals(1, c.poll((seg, off, len, type) -> assertEquals(42, seg.getLong(off)), 1));
+            assertEquals(16, s.getLong(128), "head");
+            assertEquals(16, s.getLong(136), "pending head: zeroed up to here");
+            assertEquals(0, s.getLong(8192), "consumed bytes are zero");
+            assertEquals(0, s.getLong(8200));
+            assertEquals(28, s.getLong(8192 + 16) & 0xFFFFFFFFL, "the next record is untouched");
+        } finally {
+            IpcQueue.delete(spec);
+        }
+    }
+}
