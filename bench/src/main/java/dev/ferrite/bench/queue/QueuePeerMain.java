@@ -7,6 +7,9 @@ import dev.ferrite.queue.Producer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.file.Path;
 
 /**
@@ -20,6 +23,9 @@ import java.nio.file.Path;
  * Prints READY once attached.
  */
 public final class QueuePeerMain {
+
+    /** The echo reads the payload as a long and writes it back from a byte[], as Agrona's echo does. */
+    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     private QueuePeerMain() {
     }
@@ -70,7 +76,7 @@ public final class QueuePeerMain {
              Consumer consumer = in.consumer(); Producer producer = out.producer()) {
             byte[] reply = new byte[8];
             MessageHandler echo = (segment, offset, length, type) -> {
-                segment.copyTo(offset, reply, 0, 8);
+                LONG.set(reply, 0, segment.getLong(offset));
                 while (!producer.offer(reply, 0, 8, type)) {
                     Thread.onSpinWait();
                 }
