@@ -74,6 +74,9 @@ public final class Consumer implements AutoCloseable {
      */
     private long finishPredecessor() {
         long h = ring.head();
+        if (!ring.manyProducers) {
+            return h; // its consumer zeroes nothing and leaves the pending head alone
+        }
         long pending = segment.getLongVolatile(HEAD_PENDING_OFFSET);
         if (pending > h) {
             if (pending - h > capacity || ((pending - h) & (RecordLayout.ALIGNMENT - 1)) != 0) {

@@ -61,9 +61,10 @@ public final class QueueLayout {
     /** Offset of the head position (long), written only by the consumer. */
     public static final int HEAD_OFFSET = 128;
     /**
-     * Offset of the pending head (long), written only by the consumer: the position it is zeroing
-     * the ring up to before it publishes that position as the head. A consumer that finds it
-     * ahead of the head knows its predecessor died while zeroing and finishes the job.
+     * Offset of the pending head (long), written only by the consumer of a many-producer queue:
+     * the position it is zeroing the ring up to before it publishes that position as the head. A
+     * consumer that finds it ahead of the head knows its predecessor died while zeroing and
+     * finishes the job. Stays 0 with one producer, whose consumer zeroes nothing.
      */
     public static final int HEAD_PENDING_OFFSET = 136;
     /** Offset of the head cache (long), written by producers when they re-read the head. */

@@ -154,6 +154,11 @@ final class Ring {
         if (length <= 0) {
             return;
         }
+        if (length > capacity) {
+            // Only positions read from a file another process damaged can ask for this.
+            throw corrupt(name, "cannot free " + length + " bytes from position " + from
+                    + ": more than the ring's capacity " + capacity + " (head or tail damaged)");
+        }
         if (length <= SMALL_ZERO) {
             // A few records: word stores beat a bulk fill call (positions are 8-aligned).
             for (long p = from; p < to; p += RecordLayout.ALIGNMENT) {
