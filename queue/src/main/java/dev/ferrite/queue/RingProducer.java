@@ -189,6 +189,29 @@ final class RingProducer implements Producer {
         }
     }
 
+    /**
+     * Claims room for one copied record; with many producers also marks it in progress.
+     *
+     * @return the record's segment offset, or -1 if the ring has no room
+     */
+    private long beginRecord(int recordLength) {
+        long position = claim(aligned(recordLength));
+        if (position < 0) {
+            return -1;
+        }
+        long at = ring.offsetOf(position);
+        if (many) {
+            markInProgress(at, recordLength);
+        }
+        return at;
+    }
+
+    /** Publishes a copied record: its header (ordered, after the payload), then the tail. */
+    private void endRecord(long at, int recordLength, int type) {
+        segment.putLongOrdered(at, header(recordLength, type));
+        publishTail();
+    }
+
     /** Writes a record's final header (an ordered store: the payload before it is visible first). */
     void publish(long at, long header) {
         segment.putLongOrdered(at, header);
@@ -234,18 +257,12 @@ final class RingProducer implements Producer {
         checkMessage(length, type);
         checkArrayRange(src.length, offset, length);
         checkNoOpenClaim();
-        int recordLength = HEADER_BYTES + length;
-        long position = claim(aligned(recordLength));
-        if (position < 0) {
+        long at = beginRecord(HEADER_BYTES + length);
+        if (at < 0) {
             return false;
         }
-        long at = ring.offsetOf(position);
-        if (many) {
-            markInProgress(at, recordLength);
-        }
         copyPayload(src, offset, at + HEADER_BYTES, length);
-        segment.putLongOrdered(at, header(recordLength, type));
-        publishTail();
+        endRecord(at, HEADER_BYTES + length, type);
         return true;
     }
 
@@ -268,18 +285,12 @@ final class RingProducer implements Producer {
         int length = message.remaining();
         checkMessage(length, type);
         checkNoOpenClaim();
-        int recordLength = HEADER_BYTES + length;
-        long position = claim(aligned(recordLength));
-        if (position < 0) {
+        long at = beginRecord(HEADER_BYTES + length);
+        if (at < 0) {
             return false;
         }
-        long at = ring.offsetOf(position);
-        if (many) {
-            markInProgress(at, recordLength);
-        }
         segment.copyFrom(message.duplicate(), at + HEADER_BYTES);
-        segment.putLongOrdered(at, header(recordLength, type));
-        publishTail();
+        endRecord(at, HEADER_BYTES + length, type);
         return true;
     }
 
@@ -291,18 +302,12 @@ final class RingProducer implements Producer {
                     + ") is outside a segment of " + src.size() + " bytes");
         }
         checkNoOpenClaim();
-        int recordLength = HEADER_BYTES + length;
-        long position = claim(aligned(recordLength));
-        if (position < 0) {
+        long at = beginRecord(HEADER_BYTES + length);
+        if (at < 0) {
             return false;
         }
-        long at = ring.offsetOf(position);
-        if (many) {
-            markInProgress(at, recordLength);
-        }
         src.copyTo(offset, segment, at + HEADER_BYTES, length);
-        segment.putLongOrdered(at, header(recordLength, type));
-        publishTail();
+        endRecord(at, HEADER_BYTES + length, type);
         return true;
     }
 

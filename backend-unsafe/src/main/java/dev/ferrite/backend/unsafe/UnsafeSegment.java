@@ -39,6 +39,11 @@ final class UnsafeSegment extends AbstractSegment {
         return base[(int) (off >>> chunkShift)] + (off & chunkMask);
     }
 
+    // Aligned atomics never straddle chunks; a contiguous segment skips the table as plain accesses do.
+    private long atomicAddress(long off) {
+        return direct != 0 ? direct + off : address(off);
+    }
+
     @Override
     public byte getByte(long off) {
         if (CHECKS) {
@@ -206,61 +211,61 @@ final class UnsafeSegment extends AbstractSegment {
     @Override
     public int getIntVolatile(long off) {
         checkAtomic(off, 4);
-        return U.getIntVolatile(null, address(off));
+        return U.getIntVolatile(null, atomicAddress(off));
     }
 
     @Override
     public void putIntVolatile(long off, int v) {
         checkAtomicWrite(off, 4);
-        U.putIntVolatile(null, address(off), v);
+        U.putIntVolatile(null, atomicAddress(off), v);
     }
 
     @Override
     public void putIntOrdered(long off, int v) {
         checkAtomicWrite(off, 4);
-        U.putOrderedInt(null, address(off), v);
+        U.putOrderedInt(null, atomicAddress(off), v);
     }
 
     @Override
     public boolean compareAndSetInt(long off, int expect, int update) {
         checkAtomicWrite(off, 4);
-        return U.compareAndSwapInt(null, address(off), expect, update);
+        return U.compareAndSwapInt(null, atomicAddress(off), expect, update);
     }
 
     @Override
     public int getAndAddInt(long off, int delta) {
         checkAtomicWrite(off, 4);
-        return U.getAndAddInt(null, address(off), delta);
+        return U.getAndAddInt(null, atomicAddress(off), delta);
     }
 
     @Override
     public long getLongVolatile(long off) {
         checkAtomic(off, 8);
-        return U.getLongVolatile(null, address(off));
+        return U.getLongVolatile(null, atomicAddress(off));
     }
 
     @Override
     public void putLongVolatile(long off, long v) {
         checkAtomicWrite(off, 8);
-        U.putLongVolatile(null, address(off), v);
+        U.putLongVolatile(null, atomicAddress(off), v);
     }
 
     @Override
     public void putLongOrdered(long off, long v) {
         checkAtomicWrite(off, 8);
-        U.putOrderedLong(null, address(off), v);
+        U.putOrderedLong(null, atomicAddress(off), v);
     }
 
     @Override
     public boolean compareAndSetLong(long off, long expect, long update) {
         checkAtomicWrite(off, 8);
-        return U.compareAndSwapLong(null, address(off), expect, update);
+        return U.compareAndSwapLong(null, atomicAddress(off), expect, update);
     }
 
     @Override
     public long getAndAddLong(long off, long delta) {
         checkAtomicWrite(off, 8);
-        return U.getAndAddLong(null, address(off), delta);
+        return U.getAndAddLong(null, atomicAddress(off), delta);
     }
 
     @Override
