@@ -73,7 +73,7 @@ public class QueueThroughputLocalPeers {
                     n++;
                 }
                 if (n == 0) {
-                    Thread.onSpinWait();
+                    QueueRigs.idleConsumer();
                 }
             }
         }, "bench-local-consumer");
