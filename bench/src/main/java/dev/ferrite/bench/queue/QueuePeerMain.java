@@ -64,7 +64,7 @@ public final class QueuePeerMain {
             ready();
             while (true) {
                 if (consumer.poll(handler, 4096) == 0) {
-                    QueueRigs.idleConsumer();
+                    Thread.onSpinWait();
                 }
             }
         }
@@ -96,7 +96,7 @@ public final class QueuePeerMain {
         ready();
         while (true) {
             if (ring.read(handler, 4096) == 0) {
-                QueueRigs.idleConsumer();
+                Thread.onSpinWait();
             }
         }
     }

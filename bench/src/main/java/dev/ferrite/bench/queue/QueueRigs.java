@@ -23,26 +23,9 @@ final class QueueRigs {
     /** Messages per batch in the batch benchmarks. */
     static final int BATCH = 32;
 
-    /**
-     * Spins a throughput consumer makes after an empty poll, the same for every contender. A
-     * consumer that re-reads an empty ring at once pulls the line the producer is writing on every
-     * message; depending on which side wins, a run settles for seconds either in that state (about
-     * 3x slower here, for Agrona and Ferrite alike) or in one where the consumer drains in large
-     * batches, and JMH's means swing between them. Backing off about a microsecond keeps every
-     * run in the second state: the producer's cost per message is what is measured.
-     */
-    static final int EMPTY_POLL_SPINS = 64;
-
     private static final AtomicInteger COUNTER = new AtomicInteger();
 
     private QueueRigs() {
-    }
-
-    /** What a throughput consumer does after an empty poll: {@link #EMPTY_POLL_SPINS} spin hints. */
-    static void idleConsumer() {
-        for (int i = 0; i < EMPTY_POLL_SPINS; i++) {
-            Thread.onSpinWait();
-        }
     }
 
     /** @return a unique shm name for a bench queue of this process */

@@ -121,7 +121,7 @@ public class QueueThroughput {
             MessageHandler handler = (segment, offset, length, type) -> sink += segment.getLong(offset);
             while (running) {
                 if (consumer.poll(handler, 4096) == 0) {
-                    QueueRigs.idleConsumer();
+                    Thread.onSpinWait();
                 }
             }
             consumer.close();

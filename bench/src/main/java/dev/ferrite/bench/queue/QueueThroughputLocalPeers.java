@@ -73,7 +73,7 @@ public class QueueThroughputLocalPeers {
                     n++;
                 }
                 if (n == 0) {
-                    QueueRigs.idleConsumer();
+                    Thread.onSpinWait();
                 }
             }
         }, "bench-local-consumer");

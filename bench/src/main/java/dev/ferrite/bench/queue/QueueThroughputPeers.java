@@ -58,7 +58,7 @@ public class QueueThroughputPeers {
                 org.agrona.concurrent.MessageHandler h = (type, buffer, index, length) -> sink += buffer.getLong(index);
                 while (running) {
                     if (reader.read(h, 4096) == 0) {
-                        QueueRigs.idleConsumer();
+                        Thread.onSpinWait();
                     }
                 }
             }, "bench-agrona-consumer");
