@@ -104,10 +104,9 @@ final class RingProducer implements Producer {
             }
         }
         if (previousDied) {
-            // Free bytes may hold what the dead producer had begun (payload, batch headers).
+            // Free bytes may hold what the dead producer had begun (payload, batch headers). After
+            // a clean close the word at t is already 0: every claim zeroed the word after it.
             ring.zero(t, head + capacity);
-        } else {
-            segment.putLong(ring.offsetOf(t), 0L);
         }
         tail = t;
         segment.putLongOrdered(TAIL_OFFSET, t);
@@ -289,7 +288,9 @@ final class RingProducer implements Producer {
         if (at < 0) {
             return false;
         }
-        segment.copyFrom(message.duplicate(), at + HEADER_BYTES);
+        int position = message.position();
+        segment.copyFrom(message, at + HEADER_BYTES); // advances the position: put it back
+        message.position(position);
         endRecord(at, HEADER_BYTES + length, type);
         return true;
     }

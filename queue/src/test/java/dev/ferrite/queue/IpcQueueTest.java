@@ -57,7 +57,9 @@ class IpcQueueTest {
              Producer p = q.producer(); Consumer c = q.consumer()) {
             assertTrue(p.offer(utf8("a")));
             assertTrue(p.offer(utf8("xbcdefghijklmnop"), 1, 3, 7));
-            assertTrue(p.offer(ByteBuffer.wrap(utf8("buffer")), 2));
+            ByteBuffer buffer = ByteBuffer.wrap(utf8("buffer"));
+            assertTrue(p.offer(buffer, 2));
+            assertEquals(0, buffer.position(), "the buffer's position is not changed");
             assertEquals(List.of("0:a", "7:bcd", "2:buffer"), drain(c));
             assertEquals(List.of(), drain(c));
         }
