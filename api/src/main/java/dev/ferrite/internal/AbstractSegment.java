@@ -2,6 +2,7 @@ package dev.ferrite.internal;
 
 import dev.ferrite.ChunkPool;
 import dev.ferrite.DoubleArray;
+import dev.ferrite.FerriteException;
 import dev.ferrite.IntArray;
 import dev.ferrite.LongArray;
 import dev.ferrite.MisalignedAccessException;
@@ -10,39 +11,45 @@ import dev.ferrite.Region;
 import dev.ferrite.Segment;
 import dev.ferrite.SegmentClosedException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 
 /**
- * What every backend's segment handle shares: reference counting, closing, range checks, the slow
- * path for values that straddle two chunks, and every bulk operation, written once as a walk over
- * per-chunk {@link Region}s. A backend implements the typed accesses (the hot path, at most two
- * calls from the user) and {@link #chunkRegion}.
+ * Every backend's segment handle: the one chunk walk (check, contiguous, in-chunk, straddling),
+ * reference counting, closing, and every bulk operation, written once. A backend supplies only its
+ * primitive loads and stores on a {@code (base, position)} pair of its {@link ChunkTable}: one line
+ * each, all final, so that once the JIT knows the handle's class (from the user's call site) the
+ * walk and the primitive inline into one access with no virtual call left.
+ *
+ * <p>Checks ({@link Checks#ENABLED}): one overflow-proof range check against {@link #limit}, which
+ * is -1 once the handle is closed (closing a pool closes its handles), so a single compare also
+ * catches use after close; writes check against {@link #writeLimit}, -1 as well on a read-only
+ * pool. With checks off, writes to a read-only pool are still refused.
+ *
+ * <p>Backend implementors extend this class; it is internal and may change between releases.
  */
 public abstract class AbstractSegment implements Segment {
 
+    private static final boolean CHECKS = Checks.ENABLED;
+
     /** The shared state of the segment. */
     protected final SegmentMemory memory;
-    /** Size in bytes. */
-    protected final long size;
-    /** log2 of the chunk size. */
-    protected final int chunkShift;
-    /** Chunk size minus one. */
-    protected final long chunkMask;
-    /** Bytes per chunk. */
-    protected final long chunkSize;
-    /**
-     * The size while this handle is open, -1 once it is closed: so the one range check of a
-     * checked access also catches use after close, and only its failure path asks which it was.
-     */
-    protected long limit;
-    /**
-     * The size while this handle is open on a writable pool, -1 when closed or read-only: writes
-     * check against it instead of {@link #limit}, so refusing writes to a read-only pool costs
-     * nothing extra.
-     */
-    protected long writeLimit;
+    private final long size;
+    private final int chunkShift;
+    private final long chunkMask;
+    private final long chunkSize;
+    private final long[] positions;
+    private final Object[] bases;
+    private final boolean direct;
+    private final Object directBase;
+    private final long directStart;
+    private final boolean readOnly;
+    /** The size while this handle is open, -1 once closed: one check catches both. */
+    long limit;
+    /** The size while this handle is open on a writable pool, else -1. */
+    long writeLimit;
 
     private boolean closed;
     private LeakTracker.Tracked leak;
@@ -57,173 +64,197 @@ public abstract class AbstractSegment implements Segment {
         this.chunkShift = g.chunkShift;
         this.chunkMask = g.chunkMask;
         this.chunkSize = g.chunkSize;
+        ChunkTable table = memory.chunkTable();
+        this.positions = table.positions();
+        this.bases = table.bases();
+        this.direct = table.contiguous();
+        this.directBase = direct ? bases[0] : null;
+        this.directStart = direct ? positions[0] : 0;
+        this.readOnly = memory.pool().store().isReadOnly();
         this.limit = size;
-        this.writeLimit = memory.pool().store().isReadOnly() ? -1 : size;
+        this.writeLimit = readOnly ? -1 : size;
     }
 
+    // ---- the backend's primitives: no checks, position from the chunk table ------------------
+
+    /** @param base chunk base @param pos position @return the byte there */
+    protected abstract byte loadByte(Object base, long pos);
+
+    /** @param base chunk base @param pos position @param v the value */
+    protected abstract void storeByte(Object base, long pos, byte v);
+
+    /** @param base chunk base @param pos position @return the little-endian short there */
+    protected abstract short loadShort(Object base, long pos);
+
+    /** @param base chunk base @param pos position @param v the value, stored little-endian */
+    protected abstract void storeShort(Object base, long pos, short v);
+
+    /** @param base chunk base @param pos position @return the little-endian int there */
+    protected abstract int loadInt(Object base, long pos);
+
+    /** @param base chunk base @param pos position @param v the value, stored little-endian */
+    protected abstract void storeInt(Object base, long pos, int v);
+
+    /** @param base chunk base @param pos position @return the little-endian long there */
+    protected abstract long loadLong(Object base, long pos);
+
+    /** @param base chunk base @param pos position @param v the value, stored little-endian */
+    protected abstract void storeLong(Object base, long pos, long v);
+
+    /** @param base chunk base @param pos position @return the little-endian double there */
+    protected abstract double loadDouble(Object base, long pos);
+
+    /** @param base chunk base @param pos position @param v the value, stored little-endian */
+    protected abstract void storeDouble(Object base, long pos, double v);
+
+    /** @param base chunk base @param pos 4-aligned position @return the int, volatile read */
+    protected abstract int loadIntVolatile(Object base, long pos);
+
+    /** @param base chunk base @param pos 4-aligned position @param v the value, volatile write */
+    protected abstract void storeIntVolatile(Object base, long pos, int v);
+
+    /** @param base chunk base @param pos 4-aligned position @param v the value, release write */
+    protected abstract void storeIntRelease(Object base, long pos, int v);
+
     /**
-     * Whether a segment's chunks lie end to end, so that byte {@code off} is at {@code starts[0] + off}
-     * and typed accesses can skip the chunk table.
-     *
-     * @param starts where each chunk starts (an address or an offset), in segment order
-     * @param chunkSize bytes per chunk
-     * @return whether every chunk starts where the one before ends; false for no chunk
+     * @param base chunk base @param pos 4-aligned position @param expect expected @param update new
+     * @return whether the value was {@code expect} and is now {@code update}
      */
-    protected static boolean endToEnd(long[] starts, long chunkSize) {
-        for (int i = 1; i < starts.length; i++) {
-            if (starts[i] != starts[0] + i * chunkSize) {
-                return false;
+    protected abstract boolean casInt(Object base, long pos, int expect, int update);
+
+    /** @param base chunk base @param pos 4-aligned position @param delta added @return the old value */
+    protected abstract int fetchAddInt(Object base, long pos, int delta);
+
+    /** @param base chunk base @param pos 8-aligned position @return the long, volatile read */
+    protected abstract long loadLongVolatile(Object base, long pos);
+
+    /** @param base chunk base @param pos 8-aligned position @param v the value, volatile write */
+    protected abstract void storeLongVolatile(Object base, long pos, long v);
+
+    /** @param base chunk base @param pos 8-aligned position @param v the value, release write */
+    protected abstract void storeLongRelease(Object base, long pos, long v);
+
+    /**
+     * @param base chunk base @param pos 8-aligned position @param expect expected @param update new
+     * @return whether the value was {@code expect} and is now {@code update}
+     */
+    protected abstract boolean casLong(Object base, long pos, long expect, long update);
+
+    /** @param base chunk base @param pos 8-aligned position @param delta added @return the old value */
+    protected abstract long fetchAddLong(Object base, long pos, long delta);
+
+    /**
+     * Copies whole elements from memory to a {@code byte[]}, {@code long[]} or {@code double[]}.
+     *
+     * @param base chunk base @param pos position of the first byte
+     * @param array destination @param index first element written @param count elements
+     */
+    protected abstract void copyToArray(Object base, long pos, Object array, int index, int count);
+
+    /**
+     * Copies whole elements from a {@code byte[]}, {@code long[]} or {@code double[]} to memory.
+     *
+     * @param array source @param index first element read @param count elements
+     * @param base chunk base @param pos position of the first byte written
+     */
+    protected abstract void copyFromArray(Object array, int index, int count, Object base, long pos);
+
+    /**
+     * Copies bytes within this backend's memory; overlapping ranges behave like
+     * {@link System#arraycopy}.
+     *
+     * @param srcBase source base @param srcPos source position
+     * @param dstBase destination base @param dstPos destination position @param len bytes
+     */
+    protected abstract void copyMemory(Object srcBase, long srcPos, Object dstBase, long dstPos, int len);
+
+    /** @param base chunk base @param pos first position @param len bytes @param value the byte stored */
+    protected abstract void fillMemory(Object base, long pos, int len, byte value);
+
+    /**
+     * @param array a {@code byte[]}, {@code long[]} or {@code double[]}
+     * @return log2 of its element size
+     */
+    protected static int elementShift(Object array) {
+        return array instanceof byte[] ? 0 : 3;
+    }
+
+    // ---- where an offset is -----------------------------------------------------------------
+
+    private boolean fits(long off, int width) {
+        return direct || (off & chunkMask) <= chunkSize - width;
+    }
+
+    private Object baseAt(long off) {
+        return direct ? directBase : bases[(int) (off >>> chunkShift)];
+    }
+
+    private long posAt(long off) {
+        return direct ? directStart + off : positions[(int) (off >>> chunkShift)] + (off & chunkMask);
+    }
+
+    // ---- checks -----------------------------------------------------------------------------
+
+    private void checkLoad(long off, int width) {
+        if (CHECKS) {
+            // Objects.checkIndex is a JIT intrinsic: in a counted loop it is checked once, not per access.
+            try {
+                Objects.checkIndex(off, limit - width + 1);
+            } catch (IndexOutOfBoundsException e) {
+                throw rangeError(off, width);
             }
         }
-        return starts.length > 0;
     }
 
-    /**
-     * A view of part of one chunk.
-     *
-     * @param chunk         index of the chunk in this segment (not its id in the pool)
-     * @param offsetInChunk first byte of the view inside the chunk
-     * @param length        bytes, within the chunk
-     * @param segmentOffset the segment offset of the first byte
-     * @return the region
-     */
-    protected abstract Region chunkRegion(int chunk, int offsetInChunk, int length, long segmentOffset);
-
-    @Override
-    public final long size() {
-        return size;
-    }
-
-    @Override
-    public final ChunkPool pool() {
-        return memory.pool();
-    }
-
-    @Override
-    public final String name() {
-        return memory.name();
-    }
-
-    @Override
-    public final Segment retain() {
-        if (isClosed()) {
-            throw closedError();
-        }
-        return memory.pool().newHandle(memory);
-    }
-
-    @Override
-    public final int refCount() {
-        return memory.openHandles();
-    }
-
-    @Override
-    public final synchronized boolean isClosed() {
-        return closed;
-    }
-
-    @Override
-    public final void close() {
-        synchronized (this) {
-            if (closed) {
-                return;
+    private void checkStore(long off, int width) {
+        if (CHECKS) {
+            try {
+                Objects.checkIndex(off, writeLimit - width + 1);
+            } catch (IndexOutOfBoundsException e) {
+                throw writeError(off, width);
             }
-            closed = true;
-            limit = -1;
-            writeLimit = -1;
-            if (leak != null) {
-                leak.closed();
-            }
-        }
-        memory.release(this);
-    }
-
-    /** Closes this handle without counting a release: its pool is closing. */
-    final synchronized void markClosed() {
-        closed = true;
-        limit = -1;
-        writeLimit = -1;
-        if (leak != null) {
-            leak.closed();
+        } else if (readOnly) {
+            throw readOnlyError(off, width);
         }
     }
 
-    final void trackLeaks(LeakTracker.Tracked tracked) {
-        this.leak = tracked;
-    }
-
-    // ---- checks -------------------------------------------------------------------------------
-
-    /**
-     * Throws unless {@code [off, off + len)} lies in the open segment.
-     *
-     * @param off first byte
-     * @param len bytes, at least 0
-     */
-    protected final void checkRange(long off, long len) {
-        if ((off | len | (limit - len - off)) < 0) {
-            throw rangeError(off, len);
+    /** Checked with checks on or off: a volatile, ordered or atomic access, 4 or 8 bytes. */
+    private void checkAtomic(long off, int width, boolean write) {
+        checkRange(off, width, write);
+        if ((off & (width - 1)) != 0) {
+            throw new MisalignedAccessException("offset " + off + " is not a multiple of " + width
+                    + " as a volatile, ordered or atomic " + (width == 4 ? "int" : "long") + " access needs");
         }
     }
 
-    /**
-     * The check of one typed access: throws unless {@code [off, off + width)} lies in the open
-     * segment. One check against {@link #limit}; the failure path sorts out closed from out of range.
-     *
-     * @param off   byte offset
-     * @param width bytes accessed, 1 to 8
-     */
-    protected final void check(long off, int width) {
-        // Objects.checkIndex is a JIT intrinsic: in a counted loop it is checked once, not per access.
+    /** Checked with checks on or off: {@code [off, off + len)} in the open segment, writable if asked. */
+    private void checkRange(long off, long len, boolean write) {
         try {
-            Objects.checkIndex(off, limit - width + 1);
+            Objects.checkFromIndexSize(off, len, write ? writeLimit : limit);
         } catch (IndexOutOfBoundsException e) {
-            throw rangeError(off, width);
+            throw write ? writeError(off, len) : rangeError(off, len);
         }
     }
 
-    /**
-     * The check of one typed write: like {@link #check}, and refuses writes to a read-only pool.
-     *
-     * @param off   byte offset
-     * @param width bytes written, 1 to 8
-     */
-    protected final void checkWrite(long off, int width) {
+    private static void checkArray(int arrayLength, int from, int count) {
         try {
-            Objects.checkIndex(off, writeLimit - width + 1);
+            Objects.checkFromIndexSize(from, count, arrayLength);
         } catch (IndexOutOfBoundsException e) {
-            throw writeError(off, width);
+            throw new OutOfBoundsException("array range [" + from + ", " + from + " + " + count
+                    + ") is outside an array of length " + arrayLength);
         }
     }
 
-    /**
-     * Throws unless {@code [off, off + len)} lies in the open segment and the pool is writable.
-     *
-     * @param off first byte
-     * @param len bytes, at least 0
-     */
-    protected final void checkWriteRange(long off, long len) {
-        if ((off | len | (writeLimit - len - off)) < 0) {
-            throw writeError(off, len);
-        }
+    RuntimeException writeError(long off, long len) {
+        return limit >= 0 && readOnly ? readOnlyError(off, len) : rangeError(off, len);
     }
 
-    private RuntimeException writeError(long off, long len) {
-        if (limit >= 0 && writeLimit < 0) {
-            return new dev.ferrite.FerriteException("write of " + len + " bytes at offset " + off + " to "
-                    + memory.describe() + ": its pool is open read-only");
-        }
-        return rangeError(off, len);
+    private FerriteException readOnlyError(long off, long len) {
+        return new FerriteException("write of " + len + " bytes at offset " + off + " to " + memory.describe()
+                + ": its pool is open read-only");
     }
 
-    /**
-     * The error for a failed range check: closed if this handle is closed, else out of bounds.
-     *
-     * @param off first byte asked for
-     * @param len bytes asked for
-     * @return the exception to throw
-     */
-    protected final RuntimeException rangeError(long off, long len) {
+    RuntimeException rangeError(long off, long len) {
         if (limit < 0) {
             return closedError();
         }
@@ -231,179 +262,297 @@ public abstract class AbstractSegment implements Segment {
                 + " (valid offsets: [0, " + size + "))");
     }
 
-    /** @return the error for an access through a closed handle */
-    protected final SegmentClosedException closedError() {
+    SegmentClosedException closedError() {
         return new SegmentClosedException("access to a closed handle on " + memory.describe()
                 + (memory.pool().isClosed() ? "; its pool is closed" : ""));
     }
 
-    /**
-     * Throws unless the access is in range and naturally aligned.
-     *
-     * @param off   byte offset
-     * @param width 4 or 8
-     */
-    protected final void checkAtomic(long off, int width) {
-        checkRange(off, width);
-        checkAligned(off, width);
+    // ---- typed accesses: the walk -------------------------------------------------------------
+
+    @Override
+    public final byte getByte(long off) {
+        checkLoad(off, 1);
+        return loadByte(baseAt(off), posAt(off));
     }
 
-    /**
-     * Throws unless the access is in range, naturally aligned, and the pool writable.
-     *
-     * @param off   byte offset
-     * @param width 4 or 8
-     */
-    protected final void checkAtomicWrite(long off, int width) {
-        checkWriteRange(off, width);
-        checkAligned(off, width);
+    @Override
+    public final void putByte(long off, byte v) {
+        checkStore(off, 1);
+        storeByte(baseAt(off), posAt(off), v);
     }
 
-    private static void checkAligned(long off, int width) {
-        if ((off & (width - 1)) != 0) {
-            throw new MisalignedAccessException("offset " + off + " is not a multiple of " + width
-                    + " as a volatile, ordered or atomic " + (width == 4 ? "int" : "long") + " access needs");
+    @Override
+    public final short getShort(long off) {
+        checkLoad(off, 2);
+        return fits(off, 2) ? loadShort(baseAt(off), posAt(off)) : (short) loadStraddling(off, 2);
+    }
+
+    @Override
+    public final void putShort(long off, short v) {
+        checkStore(off, 2);
+        if (fits(off, 2)) {
+            storeShort(baseAt(off), posAt(off), v);
+        } else {
+            storeStraddling(off, v, 2);
         }
     }
 
-    private static void checkArray(int arrayLength, int from, int count) {
-        if ((from | count | (arrayLength - count - from)) < 0) {
-            throw new OutOfBoundsException("array range [" + from + ", " + from + " + " + count
-                    + ") is outside an array of length " + arrayLength);
+    @Override
+    public final char getChar(long off) {
+        return (char) getShort(off);
+    }
+
+    @Override
+    public final void putChar(long off, char v) {
+        putShort(off, (short) v);
+    }
+
+    @Override
+    public final int getInt(long off) {
+        checkLoad(off, 4);
+        return fits(off, 4) ? loadInt(baseAt(off), posAt(off)) : (int) loadStraddling(off, 4);
+    }
+
+    @Override
+    public final void putInt(long off, int v) {
+        checkStore(off, 4);
+        if (fits(off, 4)) {
+            storeInt(baseAt(off), posAt(off), v);
+        } else {
+            storeStraddling(off, v, 4);
         }
     }
 
-    // ---- straddling values: the rare slow path ---------------------------------------------
+    @Override
+    public final long getLong(long off) {
+        checkLoad(off, 8);
+        return fits(off, 8) ? loadLong(baseAt(off), posAt(off)) : loadStraddling(off, 8);
+    }
 
-    /**
-     * Reads a little-endian value byte by byte; for values that straddle two chunks.
-     *
-     * @param off   byte offset
-     * @param width bytes, 2 to 8
-     * @return the value, in the low bytes
-     */
-    protected final long getStraddling(long off, int width) {
+    @Override
+    public final void putLong(long off, long v) {
+        checkStore(off, 8);
+        if (fits(off, 8)) {
+            storeLong(baseAt(off), posAt(off), v);
+        } else {
+            storeStraddling(off, v, 8);
+        }
+    }
+
+    @Override
+    public final float getFloat(long off) {
+        return Float.intBitsToFloat(getInt(off));
+    }
+
+    @Override
+    public final void putFloat(long off, float v) {
+        putInt(off, Float.floatToRawIntBits(v));
+    }
+
+    @Override
+    public final double getDouble(long off) {
+        checkLoad(off, 8);
+        return fits(off, 8) ? loadDouble(baseAt(off), posAt(off)) : Double.longBitsToDouble(loadStraddling(off, 8));
+    }
+
+    @Override
+    public final void putDouble(long off, double v) {
+        checkStore(off, 8);
+        if (fits(off, 8)) {
+            storeDouble(baseAt(off), posAt(off), v);
+        } else {
+            storeStraddling(off, Double.doubleToRawLongBits(v), 8);
+        }
+    }
+
+    // A value across a chunk boundary, byte by byte little-endian: the rare slow path, already checked.
+    private long loadStraddling(long off, int width) {
         long v = 0;
         for (int i = width - 1; i >= 0; i--) {
-            v = (v << 8) | (getByte(off + i) & 0xFF);
+            v = (v << 8) | (loadByte(baseAt(off + i), posAt(off + i)) & 0xFF);
         }
         return v;
     }
 
-    /**
-     * Writes a little-endian value byte by byte; for values that straddle two chunks.
-     *
-     * @param off   byte offset
-     * @param v     the value, in the low bytes
-     * @param width bytes, 2 to 8
-     */
-    protected final void putStraddling(long off, long v, int width) {
-        checkWriteRange(off, width);
+    private void storeStraddling(long off, long v, int width) {
         for (int i = 0; i < width; i++) {
-            putByte(off + i, (byte) (v >>> (8 * i)));
+            storeByte(baseAt(off + i), posAt(off + i), (byte) (v >>> (8 * i)));
         }
     }
 
-    // ---- bulk operations, chunk by chunk ------------------------------------------------------
+    // ---- volatile, ordered, atomic: aligned, so never straddling --------------------------------
 
-    private Region pieceAt(long off, long maxLen) {
+    @Override
+    public final int getIntVolatile(long off) {
+        checkAtomic(off, 4, false);
+        return loadIntVolatile(baseAt(off), posAt(off));
+    }
+
+    @Override
+    public final void putIntVolatile(long off, int v) {
+        checkAtomic(off, 4, true);
+        storeIntVolatile(baseAt(off), posAt(off), v);
+    }
+
+    @Override
+    public final void putIntOrdered(long off, int v) {
+        checkAtomic(off, 4, true);
+        storeIntRelease(baseAt(off), posAt(off), v);
+    }
+
+    @Override
+    public final boolean compareAndSetInt(long off, int expect, int update) {
+        checkAtomic(off, 4, true);
+        return casInt(baseAt(off), posAt(off), expect, update);
+    }
+
+    @Override
+    public final int getAndAddInt(long off, int delta) {
+        checkAtomic(off, 4, true);
+        return fetchAddInt(baseAt(off), posAt(off), delta);
+    }
+
+    @Override
+    public final long getLongVolatile(long off) {
+        checkAtomic(off, 8, false);
+        return loadLongVolatile(baseAt(off), posAt(off));
+    }
+
+    @Override
+    public final void putLongVolatile(long off, long v) {
+        checkAtomic(off, 8, true);
+        storeLongVolatile(baseAt(off), posAt(off), v);
+    }
+
+    @Override
+    public final void putLongOrdered(long off, long v) {
+        checkAtomic(off, 8, true);
+        storeLongRelease(baseAt(off), posAt(off), v);
+    }
+
+    @Override
+    public final boolean compareAndSetLong(long off, long expect, long update) {
+        checkAtomic(off, 8, true);
+        return casLong(baseAt(off), posAt(off), expect, update);
+    }
+
+    @Override
+    public final long getAndAddLong(long off, long delta) {
+        checkAtomic(off, 8, true);
+        return fetchAddLong(baseAt(off), posAt(off), delta);
+    }
+
+    // ---- regions and bulk operations, chunk by chunk -------------------------------------------
+
+    private ChunkRegion regionAt(long off, long maxLen) {
+        int chunk = (int) (off >>> chunkShift);
         int inChunk = (int) (off & chunkMask);
         int len = (int) Math.min(maxLen, chunkSize - inChunk);
-        return chunkRegion((int) (off >>> chunkShift), inChunk, len, off);
+        return new ChunkRegion(this, chunk, bases[chunk], positions[chunk] + inChunk, inChunk, len, off);
     }
 
-    @Override
-    public void copyTo(long off, byte[] dst, int dstOff, int len) {
-        checkRange(off, len);
-        checkArray(dst.length, dstOff, len);
-        while (len > 0) {
-            Region r = pieceAt(off, len);
-            int n = r.length();
-            r.copyTo(0, dst, dstOff, n);
-            off += n;
-            dstOff += n;
-            len -= n;
-        }
+    /**
+     * A little-endian buffer over part of one chunk, through the pool's own mapping of its extent:
+     * read-only when the pool is.
+     */
+    final ByteBuffer chunkBuffer(int chunk, int offsetInChunk, int len) {
+        int id = memory.chunks()[chunk];
+        MappedChunkPool pool = memory.pool();
+        return pool.extentOf(id).slice(pool.offsetInExtent(id) + offsetInChunk, len).order(ByteOrder.LITTLE_ENDIAN);
     }
 
-    @Override
-    public void copyFrom(byte[] src, int srcOff, long off, int len) {
-        checkWriteRange(off, len);
-        checkArray(src.length, srcOff, len);
-        while (len > 0) {
-            Region r = pieceAt(off, len);
-            int n = r.length();
-            r.copyFrom(src, srcOff, 0, n);
-            off += n;
-            srcOff += n;
-            len -= n;
-        }
-    }
-
-    /** Copies whole 8-byte elements within one chunk: region, first array index, element count. */
-    private interface ChunkCopy {
-        void copy(Region region, int index, int count);
-    }
-
-    /** Copies one 8-byte element that straddles two chunks: segment offset, array index. */
-    private interface StraddleCopy {
-        void copy(long off, int index);
-    }
-
-    // The walk shared by the bulk double[] and long[] copies: whole elements chunk by chunk, and
-    // the one element at a chunk boundary (when off is not 8-aligned) through the typed access.
-    private void walkElements(long off, int index, int count, ChunkCopy bulk, StraddleCopy straddle) {
+    /** Copies whole elements between this segment and an array, chunk by chunk; checked before. */
+    private void copyArray(long off, Object array, int index, int count, boolean out) {
+        int shift = elementShift(array);
         while (count > 0) {
             int inChunk = (int) (off & chunkMask);
-            int whole = (int) Math.min(count, (chunkSize - inChunk) >>> 3);
+            int whole = (int) Math.min(count, (chunkSize - inChunk) >>> shift);
             if (whole == 0) {
-                straddle.copy(off, index);
-                off += 8;
-                index++;
-                count--;
-                continue;
+                // An 8-byte element across a chunk boundary (an offset not a multiple of 8).
+                if (out) {
+                    setElementBits(array, index, loadStraddling(off, 8));
+                } else {
+                    storeStraddling(off, elementBits(array, index), 8);
+                }
+                whole = 1;
+            } else {
+                int chunk = (int) (off >>> chunkShift);
+                long pos = positions[chunk] + inChunk;
+                if (out) {
+                    copyToArray(bases[chunk], pos, array, index, whole);
+                } else {
+                    copyFromArray(array, index, whole, bases[chunk], pos);
+                }
             }
-            bulk.copy(chunkRegion((int) (off >>> chunkShift), inChunk, whole << 3, off), index, whole);
-            off += (long) whole << 3;
+            off += (long) whole << shift;
             index += whole;
             count -= whole;
         }
     }
 
+    private static void setElementBits(Object array, int index, long bits) {
+        if (array instanceof double[]) {
+            ((double[]) array)[index] = Double.longBitsToDouble(bits);
+        } else {
+            ((long[]) array)[index] = bits;
+        }
+    }
+
+    private static long elementBits(Object array, int index) {
+        return array instanceof double[] ? Double.doubleToRawLongBits(((double[]) array)[index]) : ((long[]) array)[index];
+    }
+
     @Override
-    public void copyTo(long off, double[] dst, int dstOff, int count) {
-        checkRange(off, 8L * count);
+    public final void copyTo(long off, byte[] dst, int dstOff, int len) {
+        checkRange(off, len, false);
+        checkArray(dst.length, dstOff, len);
+        copyArray(off, dst, dstOff, len, true);
+    }
+
+    @Override
+    public final void copyFrom(byte[] src, int srcOff, long off, int len) {
+        checkRange(off, len, true);
+        checkArray(src.length, srcOff, len);
+        copyArray(off, src, srcOff, len, false);
+    }
+
+    @Override
+    public final void copyTo(long off, double[] dst, int dstOff, int count) {
+        checkRange(off, 8L * count, false);
         checkArray(dst.length, dstOff, count);
-        walkElements(off, dstOff, count, (r, i, n) -> r.copyTo(0, dst, i, n), (o, i) -> dst[i] = getDouble(o));
+        copyArray(off, dst, dstOff, count, true);
     }
 
     @Override
-    public void copyFrom(double[] src, int srcOff, long off, int count) {
-        checkWriteRange(off, 8L * count);
+    public final void copyFrom(double[] src, int srcOff, long off, int count) {
+        checkRange(off, 8L * count, true);
         checkArray(src.length, srcOff, count);
-        walkElements(off, srcOff, count, (r, i, n) -> r.copyFrom(src, i, 0, n), (o, i) -> putDouble(o, src[i]));
+        copyArray(off, src, srcOff, count, false);
     }
 
     @Override
-    public void copyTo(long off, long[] dst, int dstOff, int count) {
-        checkRange(off, 8L * count);
+    public final void copyTo(long off, long[] dst, int dstOff, int count) {
+        checkRange(off, 8L * count, false);
         checkArray(dst.length, dstOff, count);
-        walkElements(off, dstOff, count, (r, i, n) -> r.copyTo(0, dst, i, n), (o, i) -> dst[i] = getLong(o));
+        copyArray(off, dst, dstOff, count, true);
     }
 
     @Override
-    public void copyFrom(long[] src, int srcOff, long off, int count) {
-        checkWriteRange(off, 8L * count);
+    public final void copyFrom(long[] src, int srcOff, long off, int count) {
+        checkRange(off, 8L * count, true);
         checkArray(src.length, srcOff, count);
-        walkElements(off, srcOff, count, (r, i, n) -> r.copyFrom(src, i, 0, n), (o, i) -> putLong(o, src[i]));
+        copyArray(off, src, srcOff, count, false);
     }
 
     @Override
-    public void copyTo(long off, ByteBuffer dst) {
+    public final void copyTo(long off, ByteBuffer dst) {
         long len = dst.remaining();
-        checkRange(off, len);
+        checkRange(off, len, false);
+        if (dst.isReadOnly()) {
+            throw new FerriteException("cannot copy " + len + " bytes into a read-only ByteBuffer");
+        }
         while (len > 0) {
-            Region r = pieceAt(off, len);
+            ChunkRegion r = regionAt(off, len);
             dst.put(r.asByteBuffer());
             off += r.length();
             len -= r.length();
@@ -411,33 +560,35 @@ public abstract class AbstractSegment implements Segment {
     }
 
     @Override
-    public void copyFrom(ByteBuffer src, long off) {
+    public final void copyFrom(ByteBuffer src, long off) {
         long len = src.remaining();
-        checkWriteRange(off, len);
-        while (len > 0) {
-            Region r = pieceAt(off, len);
-            int n = r.length();
-            ByteBuffer piece = src.duplicate();
-            piece.limit(piece.position() + n);
-            r.asByteBuffer().put(piece);
-            src.position(src.position() + n);
-            off += n;
-            len -= n;
+        checkRange(off, len, true);
+        int limitBefore = src.limit();
+        try {
+            while (len > 0) {
+                ChunkRegion r = regionAt(off, len);
+                src.limit(src.position() + r.length());
+                r.asByteBuffer().put(src);
+                off += r.length();
+                len -= r.length();
+            }
+        } finally {
+            src.limit(limitBefore);
         }
     }
 
     @Override
-    public void copyTo(long off, Segment dst, long dstOff, long len) {
-        checkRange(off, len);
-        if ((dstOff | len | (dst.size() - len - dstOff)) < 0) {
-            throw new OutOfBoundsException("destination offset " + dstOff + " length " + len
-                    + " is outside a segment of " + dst.size() + " bytes");
-        }
+    public final void copyTo(long off, Segment dst, long dstOff, long len) {
+        checkRange(off, len, false);
         if (dst instanceof AbstractSegment) {
-            ((AbstractSegment) dst).checkWriteRange(dstOff, len);
-        }
-        if (len == 0) {
-            return;
+            ((AbstractSegment) dst).checkRange(dstOff, len, true);
+        } else {
+            try {
+                Objects.checkFromIndexSize(dstOff, len, dst.size());
+            } catch (IndexOutOfBoundsException e) {
+                throw new OutOfBoundsException("destination offset " + dstOff + " length " + len
+                        + " is outside a segment of " + dst.size() + " bytes");
+            }
         }
         boolean sameMemory = dst instanceof AbstractSegment && ((AbstractSegment) dst).memory == memory;
         if (sameMemory && dstOff > off && dstOff < off + len) {
@@ -445,7 +596,7 @@ public abstract class AbstractSegment implements Segment {
             return;
         }
         while (len > 0) {
-            Region src = pieceAt(off, len);
+            ChunkRegion src = regionAt(off, len);
             int at = 0;
             for (Region d : dst.regions(dstOff, src.length())) {
                 src.copyTo(at, d, 0, d.length());
@@ -471,19 +622,19 @@ public abstract class AbstractSegment implements Segment {
     }
 
     @Override
-    public void fill(long off, long len, byte value) {
-        checkWriteRange(off, len);
+    public final void fill(long off, long len, byte value) {
+        checkRange(off, len, true);
         while (len > 0) {
-            Region r = pieceAt(off, len);
-            r.fill(0, r.length(), value);
+            ChunkRegion r = regionAt(off, len);
+            fillMemory(r.base, r.position, r.length(), value);
             off += r.length();
             len -= r.length();
         }
     }
 
     @Override
-    public Iterable<Region> regions(long off, long len) {
-        checkRange(off, len);
+    public final Iterable<Region> regions(long off, long len) {
+        checkRange(off, len, false);
         return () -> new Iterator<>() {
             private long at = off;
             private long remaining = len;
@@ -498,7 +649,7 @@ public abstract class AbstractSegment implements Segment {
                 if (remaining <= 0) {
                     throw new NoSuchElementException();
                 }
-                Region r = pieceAt(at, remaining);
+                Region r = regionAt(at, remaining);
                 at += r.length();
                 remaining -= r.length();
                 return r;
@@ -506,21 +657,86 @@ public abstract class AbstractSegment implements Segment {
         };
     }
 
+    // ---- handles -----------------------------------------------------------------------------
+
+    @Override
+    public final long size() {
+        return size;
+    }
+
+    @Override
+    public final ChunkPool pool() {
+        return memory.pool();
+    }
+
+    @Override
+    public final String name() {
+        return memory.name();
+    }
+
+    /** @return whether writes through this handle are refused because its pool is read-only */
+    final boolean readOnly() {
+        return readOnly;
+    }
+
+    @Override
+    public final Segment retain() {
+        if (isClosed()) {
+            throw closedError();
+        }
+        return memory.pool().newHandle(memory);
+    }
+
+    @Override
+    public final int refCount() {
+        return memory.openHandles();
+    }
+
+    @Override
+    public final synchronized boolean isClosed() {
+        return closed;
+    }
+
+    @Override
+    public final void close() {
+        if (markClosed()) {
+            memory.release(this);
+        }
+    }
+
+    /** Closes this handle without counting a release; returns whether it was open. */
+    final synchronized boolean markClosed() {
+        if (closed) {
+            return false;
+        }
+        closed = true;
+        limit = -1;
+        writeLimit = -1;
+        if (leak != null) {
+            leak.closed();
+        }
+        return true;
+    }
+
+    final void trackLeaks(LeakTracker.Tracked tracked) {
+        this.leak = tracked;
+    }
+
     // ---- typed views -------------------------------------------------------------------------
 
     @Override
-    public DoubleArray asDoubles() {
-        return new SegmentArrays.Doubles(this, memory.pool().isChecked());
+    public final DoubleArray asDoubles() {
+        return new SegmentArrays.Doubles(this);
     }
 
     @Override
-    public LongArray asLongs() {
-        return new SegmentArrays.Longs(this, memory.pool().isChecked());
+    public final LongArray asLongs() {
+        return new SegmentArrays.Longs(this);
     }
 
     @Override
-    public IntArray asInts() {
-        return new SegmentArrays.Ints(this, memory.pool().isChecked());
+    public final IntArray asInts() {
+        return new SegmentArrays.Ints(this);
     }
 
     @Override

@@ -127,11 +127,6 @@ public final class MappedChunkPool implements ChunkPool {
         return store;
     }
 
-    /** @return whether the backend's handles check every access */
-    public boolean isChecked() {
-        return access.isChecked();
-    }
-
     @Override
     public Segment allocate(long bytes) {
         ensureWritable();

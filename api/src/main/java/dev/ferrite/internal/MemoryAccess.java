@@ -15,7 +15,4 @@ public interface MemoryAccess {
      * @return the pool's access, released when the pool closes
      */
     PoolAccess open(MappedChunkPool pool);
-
-    /** @return whether handles check offsets and closed state on every access */
-    boolean isChecked();
 }

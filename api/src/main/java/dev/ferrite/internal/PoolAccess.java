@@ -10,14 +10,13 @@ import java.util.List;
 public interface PoolAccess {
 
     /**
-     * Builds what the backend's handles need to reach a segment's chunks (a table of chunk base
-     * addresses, of chunk buffers, of offsets ...). Called once per segment and process; the
-     * handles made by {@link #newHandle} share it.
+     * Where a segment's chunks are for the backend's primitives: a base object and a position per
+     * chunk. Called once per segment and process; the handles made by {@link #newHandle} share it.
      *
      * @param chunks the segment's chunk ids, in segment order
-     * @return the backend's chunk table
+     * @return the chunk table
      */
-    Object chunkTable(int[] chunks);
+    ChunkTable chunkTable(int[] chunks);
 
     /**
      * Makes a new handle on a segment; the caller counts the reference.

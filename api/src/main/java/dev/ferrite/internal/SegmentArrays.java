@@ -9,10 +9,12 @@ import java.util.Objects;
 
 /**
  * The typed, {@code long}-indexed views of a segment. Each access is one shift and the segment's
- * own access; in checked backends the index is checked first, because a huge index shifted left
- * could wrap around to a valid offset.
+ * own access (a final method, so it inlines); with checks on the index is checked first, because a
+ * huge index shifted left could wrap around to a valid offset.
  */
 final class SegmentArrays {
+
+    private static final boolean CHECKS = Checks.ENABLED;
 
     private SegmentArrays() {
     }
@@ -32,14 +34,12 @@ final class SegmentArrays {
     }
 
     static final class Doubles implements DoubleArray {
-        private final Segment segment;
+        private final AbstractSegment segment;
         private final long length;
-        private final boolean checked;
 
-        Doubles(Segment segment, boolean checked) {
+        Doubles(AbstractSegment segment) {
             this.segment = segment;
             this.length = segment.size() >>> 3;
-            this.checked = checked;
         }
 
         @Override
@@ -49,7 +49,7 @@ final class SegmentArrays {
 
         @Override
         public double get(long i) {
-            if (checked) {
+            if (CHECKS) {
                 checkIndex(i, length, "double");
             }
             return segment.getDouble(i << 3);
@@ -57,7 +57,7 @@ final class SegmentArrays {
 
         @Override
         public void set(long i, double v) {
-            if (checked) {
+            if (CHECKS) {
                 checkIndex(i, length, "double");
             }
             segment.putDouble(i << 3, v);
@@ -70,14 +70,12 @@ final class SegmentArrays {
     }
 
     static final class Longs implements LongArray {
-        private final Segment segment;
+        private final AbstractSegment segment;
         private final long length;
-        private final boolean checked;
 
-        Longs(Segment segment, boolean checked) {
+        Longs(AbstractSegment segment) {
             this.segment = segment;
             this.length = segment.size() >>> 3;
-            this.checked = checked;
         }
 
         @Override
@@ -87,7 +85,7 @@ final class SegmentArrays {
 
         @Override
         public long get(long i) {
-            if (checked) {
+            if (CHECKS) {
                 checkIndex(i, length, "long");
             }
             return segment.getLong(i << 3);
@@ -95,7 +93,7 @@ final class SegmentArrays {
 
         @Override
         public void set(long i, long v) {
-            if (checked) {
+            if (CHECKS) {
                 checkIndex(i, length, "long");
             }
             segment.putLong(i << 3, v);
@@ -108,14 +106,12 @@ final class SegmentArrays {
     }
 
     static final class Ints implements IntArray {
-        private final Segment segment;
+        private final AbstractSegment segment;
         private final long length;
-        private final boolean checked;
 
-        Ints(Segment segment, boolean checked) {
+        Ints(AbstractSegment segment) {
             this.segment = segment;
             this.length = segment.size() >>> 2;
-            this.checked = checked;
         }
 
         @Override
@@ -125,7 +121,7 @@ final class SegmentArrays {
 
         @Override
         public int get(long i) {
-            if (checked) {
+            if (CHECKS) {
                 checkIndex(i, length, "int");
             }
             return segment.getInt(i << 2);
@@ -133,7 +129,7 @@ final class SegmentArrays {
 
         @Override
         public void set(long i, int v) {
-            if (checked) {
+            if (CHECKS) {
                 checkIndex(i, length, "int");
             }
             segment.putInt(i << 2, v);

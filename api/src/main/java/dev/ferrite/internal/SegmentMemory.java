@@ -17,13 +17,13 @@ public final class SegmentMemory {
     private final PoolStore.Named named;
     private final long size;
     private final int[] chunks;
-    private final Object chunkTable;
+    private final ChunkTable chunkTable;
     // Weak, so a handle that is dropped without close() can be collected and reported as a leak.
     private final Set<AbstractSegment> handles = Collections.newSetFromMap(new WeakHashMap<>());
     private int openHandles;
     private boolean released;
 
-    SegmentMemory(MappedChunkPool pool, PoolStore.Named named, long size, int[] chunks, Object chunkTable) {
+    SegmentMemory(MappedChunkPool pool, PoolStore.Named named, long size, int[] chunks, ChunkTable chunkTable) {
         this.pool = pool;
         this.named = named;
         this.size = size;
@@ -56,8 +56,8 @@ public final class SegmentMemory {
         return chunks;
     }
 
-    /** @return the backend's table for reaching the chunks */
-    public Object chunkTable() {
+    /** @return where the chunks are for the backend's primitives */
+    public ChunkTable chunkTable() {
         return chunkTable;
     }
 

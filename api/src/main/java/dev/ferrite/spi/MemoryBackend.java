@@ -30,7 +30,11 @@ public interface MemoryBackend {
      */
     int priority();
 
-    /** @return whether this backend checks offsets and closed handles on every access */
+    /**
+     * @return whether this backend checks offsets, closed handles and closed pools on every
+     *         access: true unless the JVM runs with {@code -Dferrite.checks=false}; false for an
+     *         unavailable backend. Writes to read-only pools are refused either way.
+     */
     boolean isChecked();
 
     /**

@@ -99,6 +99,7 @@ public final class BenchMain {
         if (!user.getParameter("backend").hasValue()) {
             b.param("backend", availableBackends());
         }
+        // Appended: a benchmark's own @Fork(jvmArgsPrepend) (Agrona's and Ferrite's checks off) still applies.
         if (!user.getJvmArgsAppend().hasValue()) {
             b.jvmArgsAppend(JvmFlags.forks().toArray(new String[0]));
         }

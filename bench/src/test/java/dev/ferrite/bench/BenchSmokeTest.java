@@ -33,10 +33,11 @@ class BenchSmokeTest {
         }
         String progress = log.toString(StandardCharsets.UTF_8);
         int backends = BenchMain.availableBackends().length;
-        // Mix 2 + RandomRead 1 + ChunkStore 2 + StreamVsMapped 3 + PoolChurn 1 per backend, and 25 peers;
+        // Mix 2 + RandomRead 1 + ChunkStore 2 + StreamVsMapped 3 + PoolChurn 1 per backend, the unchecked
+        // unsafe mix 2, and 25 peers;
         // queue (8-byte messages only): offer and offerBatch x 2 peers + many-producer + ping-pong x 2 peers
         // per backend, and 10 peers (Agrona x 2 x 2, Agrona many-to-one, JCTools x 2, ping-pong 3).
-        int expected = 9 * backends + 5 + 5 + 12 + 3 + 7 * backends + 10;
+        int expected = 9 * backends + 2 + 5 + 5 + 12 + 3 + 7 * backends + 10;
         // Each latency result is reported as two rows, p50 and p99.
         int sampled = 2 * backends + 3;
         Set<String> ran = results.stream().map(r -> r.getParams().getBenchmark() + r.getParams().getParam("backend"))

@@ -1,6 +1,7 @@
 package dev.ferrite.backend.bytebuffer;
 
 import dev.ferrite.internal.AbstractSegment;
+import dev.ferrite.internal.ChunkTable;
 import dev.ferrite.internal.MappedChunkPool;
 import dev.ferrite.internal.MemoryAccess;
 import dev.ferrite.internal.PoolAccess;
@@ -11,9 +12,10 @@ import java.nio.MappedByteBuffer;
 import java.util.List;
 
 /**
- * Reaches memory through one little-endian buffer slice per chunk, so an access is a shift, a
- * mask, a load of the slice and the JDK's checked absolute access. Public so the {@code shm}
- * backend can use it where Unsafe is not usable.
+ * Reaches memory through one little-endian view of each extent's mapping, at the chunk's index in
+ * the extent: an access is a shift, a mask, two table loads and the JDK's checked absolute access;
+ * a segment whose chunks lie end to end in one extent is addressed directly. Public so the
+ * {@code shm} backend can use it where Unsafe is not usable.
  */
 public final class ByteBufferMemoryAccess implements MemoryAccess {
 
@@ -25,20 +27,26 @@ public final class ByteBufferMemoryAccess implements MemoryAccess {
 
     @Override
     public PoolAccess open(MappedChunkPool pool) {
-        int chunkSize = (int) pool.chunkSize();
+        // One view per extent, so that chunks of one extent share their base object.
+        ByteBuffer[] views = new ByteBuffer[pool.geometry().extentCount];
         return new PoolAccess() {
             @Override
-            public Object chunkTable(int[] chunks) {
-                ByteBuffer[] slices = new ByteBuffer[chunks.length];
-                boolean contiguous = chunks.length > 0;
+            public ChunkTable chunkTable(int[] chunks) {
+                long[] positions = new long[chunks.length];
+                Object[] bases = new Object[chunks.length];
                 for (int i = 0; i < chunks.length; i++) {
-                    slices[i] = pool.extentOf(chunks[i]).slice(pool.offsetInExtent(chunks[i]), chunkSize)
-                            .order(ByteOrder.LITTLE_ENDIAN);
-                    contiguous &= chunks[i] == chunks[0] + i && pool.extentOf(chunks[i]) == pool.extentOf(chunks[0]);
+                    positions[i] = pool.offsetInExtent(chunks[i]);
+                    bases[i] = view(chunks[i]);
                 }
-                ByteBuffer whole = contiguous ? pool.extentOf(chunks[0]).slice(pool.offsetInExtent(chunks[0]),
-                        chunks.length * chunkSize).order(ByteOrder.LITTLE_ENDIAN) : null;
-                return new ChunkBuffers(slices, whole);
+                return new ChunkTable(positions, bases, pool.chunkSize());
+            }
+
+            private synchronized ByteBuffer view(int chunk) {
+                int e = chunk >>> pool.geometry().chunksPerExtentShift;
+                if (views[e] == null) {
+                    views[e] = pool.extentOf(chunk).duplicate().order(ByteOrder.LITTLE_ENDIAN);
+                }
+                return views[e];
             }
 
             @Override
@@ -51,10 +59,5 @@ public final class ByteBufferMemoryAccess implements MemoryAccess {
                 // Without Unsafe the JDK unmaps a buffer only when it is garbage-collected.
             }
         };
-    }
-
-    @Override
-    public boolean isChecked() {
-        return true;
     }
 }

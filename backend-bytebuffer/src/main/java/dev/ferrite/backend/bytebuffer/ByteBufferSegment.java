@@ -1,6 +1,5 @@
 package dev.ferrite.backend.bytebuffer;
 
-import dev.ferrite.Region;
 import dev.ferrite.internal.AbstractSegment;
 import dev.ferrite.internal.SegmentMemory;
 import java.lang.invoke.MethodHandles;
@@ -9,245 +8,165 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * A segment handle over one buffer slice per chunk. Every access is checked against the segment
- * (which also catches use after close) before the JDK checks it against the chunk. Values that
- * straddle two chunks take a byte-by-byte path behind one predictable branch. When the chunks lie
- * end to end in one extent (a fresh pool hands out ascending chunks), typed accesses go to one
- * slice over the whole segment, which the JIT can range-check once per loop.
+ * The {@code bytebuffer} backend's primitives: absolute accesses to a little-endian view of the
+ * chunk's extent (the base) at an index (the position), each bounds-checked by the JDK as well.
+ * Atomics through byte-buffer view {@link VarHandle}s. The walk and its checks are
+ * {@link AbstractSegment}'s.
  */
 final class ByteBufferSegment extends AbstractSegment {
 
     private static final VarHandle INT = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle LONG = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
-    private final ByteBuffer[] chunks;
-    /** One slice over the whole segment if its chunks are contiguous in one extent, else null. */
-    private final ByteBuffer whole;
-    private final int lastShort;
-    private final int lastInt;
-    private final int lastLong;
-
     ByteBufferSegment(SegmentMemory memory) {
         super(memory);
-        ChunkBuffers table = (ChunkBuffers) memory.chunkTable();
-        this.chunks = table.chunks();
-        this.whole = table.whole();
-        this.lastShort = (int) chunkSize - 2;
-        this.lastInt = (int) chunkSize - 4;
-        this.lastLong = (int) chunkSize - 8;
     }
 
-    private ByteBuffer chunk(long off) {
-        return chunks[(int) (off >>> chunkShift)];
+    private static ByteBuffer buffer(Object base) {
+        return (ByteBuffer) base;
     }
 
     @Override
-    public byte getByte(long off) {
-        check(off, 1);
-        return chunk(off).get((int) (off & chunkMask));
+    protected byte loadByte(Object base, long pos) {
+        return buffer(base).get((int) pos);
     }
 
     @Override
-    public void putByte(long off, byte v) {
-        checkWrite(off, 1);
-        chunk(off).put((int) (off & chunkMask), v);
+    protected void storeByte(Object base, long pos, byte v) {
+        buffer(base).put((int) pos, v);
     }
 
     @Override
-    public short getShort(long off) {
-        check(off, 2);
-        if (whole != null) {
-            return whole.getShort((int) off);
-        }
-        int p = (int) (off & chunkMask);
-        if (p <= lastShort) {
-            return chunk(off).getShort(p);
-        }
-        return (short) getStraddling(off, 2);
+    protected short loadShort(Object base, long pos) {
+        return buffer(base).getShort((int) pos);
     }
 
     @Override
-    public void putShort(long off, short v) {
-        checkWrite(off, 2);
-        if (whole != null) {
-            whole.putShort((int) off, v);
-            return;
-        }
-        int p = (int) (off & chunkMask);
-        if (p <= lastShort) {
-            chunk(off).putShort(p, v);
+    protected void storeShort(Object base, long pos, short v) {
+        buffer(base).putShort((int) pos, v);
+    }
+
+    @Override
+    protected int loadInt(Object base, long pos) {
+        return buffer(base).getInt((int) pos);
+    }
+
+    @Override
+    protected void storeInt(Object base, long pos, int v) {
+        buffer(base).putInt((int) pos, v);
+    }
+
+    @Override
+    protected long loadLong(Object base, long pos) {
+        return buffer(base).getLong((int) pos);
+    }
+
+    @Override
+    protected void storeLong(Object base, long pos, long v) {
+        buffer(base).putLong((int) pos, v);
+    }
+
+    @Override
+    protected double loadDouble(Object base, long pos) {
+        return buffer(base).getDouble((int) pos);
+    }
+
+    @Override
+    protected void storeDouble(Object base, long pos, double v) {
+        buffer(base).putDouble((int) pos, v);
+    }
+
+    @Override
+    protected int loadIntVolatile(Object base, long pos) {
+        return (int) INT.getVolatile(buffer(base), (int) pos);
+    }
+
+    @Override
+    protected void storeIntVolatile(Object base, long pos, int v) {
+        INT.setVolatile(buffer(base), (int) pos, v);
+    }
+
+    @Override
+    protected void storeIntRelease(Object base, long pos, int v) {
+        INT.setRelease(buffer(base), (int) pos, v);
+    }
+
+    @Override
+    protected boolean casInt(Object base, long pos, int expect, int update) {
+        return INT.compareAndSet(buffer(base), (int) pos, expect, update);
+    }
+
+    @Override
+    protected int fetchAddInt(Object base, long pos, int delta) {
+        return (int) INT.getAndAdd(buffer(base), (int) pos, delta);
+    }
+
+    @Override
+    protected long loadLongVolatile(Object base, long pos) {
+        return (long) LONG.getVolatile(buffer(base), (int) pos);
+    }
+
+    @Override
+    protected void storeLongVolatile(Object base, long pos, long v) {
+        LONG.setVolatile(buffer(base), (int) pos, v);
+    }
+
+    @Override
+    protected void storeLongRelease(Object base, long pos, long v) {
+        LONG.setRelease(buffer(base), (int) pos, v);
+    }
+
+    @Override
+    protected boolean casLong(Object base, long pos, long expect, long update) {
+        return LONG.compareAndSet(buffer(base), (int) pos, expect, update);
+    }
+
+    @Override
+    protected long fetchAddLong(Object base, long pos, long delta) {
+        return (long) LONG.getAndAdd(buffer(base), (int) pos, delta);
+    }
+
+    @Override
+    protected void copyToArray(Object base, long pos, Object array, int index, int count) {
+        ByteBuffer b = buffer(base);
+        if (array instanceof byte[]) {
+            b.get((int) pos, (byte[]) array, index, count);
+        } else if (array instanceof long[]) {
+            b.slice((int) pos, count << 3).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().get((long[]) array, index, count);
         } else {
-            putStraddling(off, v, 2);
+            b.slice((int) pos, count << 3).order(ByteOrder.LITTLE_ENDIAN).asDoubleBuffer().get((double[]) array, index, count);
         }
     }
 
     @Override
-    public char getChar(long off) {
-        return (char) getShort(off);
-    }
-
-    @Override
-    public void putChar(long off, char v) {
-        putShort(off, (short) v);
-    }
-
-    @Override
-    public int getInt(long off) {
-        check(off, 4);
-        if (whole != null) {
-            return whole.getInt((int) off);
-        }
-        int p = (int) (off & chunkMask);
-        if (p <= lastInt) {
-            return chunk(off).getInt(p);
-        }
-        return (int) getStraddling(off, 4);
-    }
-
-    @Override
-    public void putInt(long off, int v) {
-        checkWrite(off, 4);
-        if (whole != null) {
-            whole.putInt((int) off, v);
-            return;
-        }
-        int p = (int) (off & chunkMask);
-        if (p <= lastInt) {
-            chunk(off).putInt(p, v);
+    protected void copyFromArray(Object array, int index, int count, Object base, long pos) {
+        ByteBuffer b = buffer(base);
+        if (array instanceof byte[]) {
+            b.put((int) pos, (byte[]) array, index, count);
+        } else if (array instanceof long[]) {
+            b.slice((int) pos, count << 3).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().put((long[]) array, index, count);
         } else {
-            putStraddling(off, v, 4);
+            b.slice((int) pos, count << 3).order(ByteOrder.LITTLE_ENDIAN).asDoubleBuffer().put((double[]) array, index, count);
         }
     }
 
     @Override
-    public long getLong(long off) {
-        check(off, 8);
-        if (whole != null) {
-            return whole.getLong((int) off);
+    protected void copyMemory(Object srcBase, long srcPos, Object dstBase, long dstPos, int len) {
+        // The JDK copies as memmove does: overlapping ranges of one buffer are fine.
+        buffer(dstBase).put((int) dstPos, buffer(srcBase), (int) srcPos, len);
+    }
+
+    @Override
+    protected void fillMemory(Object base, long pos, int len, byte value) {
+        ByteBuffer b = buffer(base);
+        long word = (value & 0xFFL) * 0x0101010101010101L;
+        int i = (int) pos;
+        int end = i + len;
+        for (; i + 8 <= end; i += 8) {
+            b.putLong(i, word);
         }
-        int p = (int) (off & chunkMask);
-        if (p <= lastLong) {
-            return chunk(off).getLong(p);
+        for (; i < end; i++) {
+            b.put(i, value);
         }
-        return getStraddling(off, 8);
-    }
-
-    @Override
-    public void putLong(long off, long v) {
-        checkWrite(off, 8);
-        if (whole != null) {
-            whole.putLong((int) off, v);
-            return;
-        }
-        int p = (int) (off & chunkMask);
-        if (p <= lastLong) {
-            chunk(off).putLong(p, v);
-        } else {
-            putStraddling(off, v, 8);
-        }
-    }
-
-    @Override
-    public float getFloat(long off) {
-        return Float.intBitsToFloat(getInt(off));
-    }
-
-    @Override
-    public void putFloat(long off, float v) {
-        putInt(off, Float.floatToRawIntBits(v));
-    }
-
-    @Override
-    public double getDouble(long off) {
-        check(off, 8);
-        if (whole != null) {
-            return whole.getDouble((int) off);
-        }
-        int p = (int) (off & chunkMask);
-        if (p <= lastLong) {
-            return chunk(off).getDouble(p);
-        }
-        return Double.longBitsToDouble(getStraddling(off, 8));
-    }
-
-    @Override
-    public void putDouble(long off, double v) {
-        checkWrite(off, 8);
-        if (whole != null) {
-            whole.putDouble((int) off, v);
-            return;
-        }
-        int p = (int) (off & chunkMask);
-        if (p <= lastLong) {
-            chunk(off).putDouble(p, v);
-        } else {
-            putStraddling(off, Double.doubleToRawLongBits(v), 8);
-        }
-    }
-
-    @Override
-    public int getIntVolatile(long off) {
-        checkAtomic(off, 4);
-        return (int) INT.getVolatile(chunk(off), (int) (off & chunkMask));
-    }
-
-    @Override
-    public void putIntVolatile(long off, int v) {
-        checkAtomicWrite(off, 4);
-        INT.setVolatile(chunk(off), (int) (off & chunkMask), v);
-    }
-
-    @Override
-    public void putIntOrdered(long off, int v) {
-        checkAtomicWrite(off, 4);
-        INT.setRelease(chunk(off), (int) (off & chunkMask), v);
-    }
-
-    @Override
-    public boolean compareAndSetInt(long off, int expect, int update) {
-        checkAtomicWrite(off, 4);
-        return INT.compareAndSet(chunk(off), (int) (off & chunkMask), expect, update);
-    }
-
-    @Override
-    public int getAndAddInt(long off, int delta) {
-        checkAtomicWrite(off, 4);
-        return (int) INT.getAndAdd(chunk(off), (int) (off & chunkMask), delta);
-    }
-
-    @Override
-    public long getLongVolatile(long off) {
-        checkAtomic(off, 8);
-        return (long) LONG.getVolatile(chunk(off), (int) (off & chunkMask));
-    }
-
-    @Override
-    public void putLongVolatile(long off, long v) {
-        checkAtomicWrite(off, 8);
-        LONG.setVolatile(chunk(off), (int) (off & chunkMask), v);
-    }
-
-    @Override
-    public void putLongOrdered(long off, long v) {
-        checkAtomicWrite(off, 8);
-        LONG.setRelease(chunk(off), (int) (off & chunkMask), v);
-    }
-
-    @Override
-    public boolean compareAndSetLong(long off, long expect, long update) {
-        checkAtomicWrite(off, 8);
-        return LONG.compareAndSet(chunk(off), (int) (off & chunkMask), expect, update);
-    }
-
-    @Override
-    public long getAndAddLong(long off, long delta) {
-        checkAtomicWrite(off, 8);
-        return (long) LONG.getAndAdd(chunk(off), (int) (off & chunkMask), delta);
-    }
-
-    @Override
-    protected Region chunkRegion(int chunk, int offsetInChunk, int length, long segmentOffset) {
-        return new ByteBufferRegion(chunks[chunk].slice(offsetInChunk, length).order(ByteOrder.LITTLE_ENDIAN),
-                segmentOffset);
     }
 }

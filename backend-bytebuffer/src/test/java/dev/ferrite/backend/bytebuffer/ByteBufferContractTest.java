@@ -10,11 +10,12 @@ import dev.ferrite.testkit.LeakDetectionContract;
 import dev.ferrite.testkit.ModelPropertyContract;
 import dev.ferrite.testkit.MultiProcessContract;
 import dev.ferrite.testkit.PersistentPoolContract;
+import dev.ferrite.testkit.SafetyContract;
 import dev.ferrite.testkit.SegmentAccessContract;
 
 /** The {@code bytebuffer} backend against the whole contract suite. */
 class ByteBufferContractTest implements SegmentAccessContract, BulkContract, ChunkPoolContract, ModelPropertyContract,
-        LargeSegmentContract, LeakDetectionContract, PersistentPoolContract, CorruptionContract, MultiProcessContract {
+        LargeSegmentContract, LeakDetectionContract, PersistentPoolContract, CorruptionContract, MultiProcessContract, SafetyContract {
 
     @Override
     public MemoryBackend backend() {

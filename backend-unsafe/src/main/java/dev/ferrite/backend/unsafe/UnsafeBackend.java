@@ -3,13 +3,13 @@ package dev.ferrite.backend.unsafe;
 import dev.ferrite.PoolSpec;
 import dev.ferrite.internal.AbstractMemoryBackend;
 import dev.ferrite.internal.MemoryAccess;
-import dev.ferrite.internal.Settings;
 
 /**
  * The {@code unsafe} backend: {@code sun.misc.Unsafe} on raw addresses of mapped extents (a file,
  * a {@code /dev/shm} file, or an unlinked RAM file for anonymous pools), through a per-segment
- * table of chunk base addresses. No checks unless {@code -Dferrite.checks=true}: without them an
- * offset outside a segment or an access after its pool closed may corrupt memory or crash the JVM.
+ * table of chunk base addresses. Checked like every backend; with {@code -Dferrite.checks=false}
+ * single accesses are not, and then an offset outside a segment or an access after its pool
+ * closed may corrupt memory or crash the JVM (writes to a read-only pool are refused either way).
  *
  * <p>On JDK 24 and later the JVM warns on the first Unsafe memory access unless started with
  * {@code --sun-misc-unsafe-memory-access=allow}; without that flag this backend ranks below the
@@ -19,10 +19,6 @@ public final class UnsafeBackend extends AbstractMemoryBackend {
 
     /** The name to select it by. */
     public static final String NAME = "unsafe";
-    /** The setting that turns on range and closed checks: {@code ferrite.checks}. */
-    public static final String CHECKS_SETTING = "checks";
-    /** Whether every access is checked; read once at class initialisation. */
-    static final boolean CHECKS = Settings.flag(CHECKS_SETTING, false);
 
     /** Priority when Unsafe runs without a JVM warning: the fastest choice. */
     static final int PRIORITY = 300;

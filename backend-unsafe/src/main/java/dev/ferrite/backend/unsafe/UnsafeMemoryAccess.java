@@ -1,6 +1,7 @@
 package dev.ferrite.backend.unsafe;
 
 import dev.ferrite.internal.AbstractSegment;
+import dev.ferrite.internal.ChunkTable;
 import dev.ferrite.internal.MappedChunkPool;
 import dev.ferrite.internal.MemoryAccess;
 import dev.ferrite.internal.PoolAccess;
@@ -10,7 +11,8 @@ import java.util.List;
 
 /**
  * Reaches memory with {@code sun.misc.Unsafe} through a flat table of chunk base addresses per
- * segment, so an access is a shift, a mask, a load and the access itself. Extents are mapped as
+ * segment, so an access is a shift, a mask, a load and the access itself; a segment whose chunks
+ * lie end to end is addressed directly. Extents are mapped as
  * segments need them and unmapped at once when the pool closes. Public so the {@code shm} backend
  * can use it.
  */
@@ -36,12 +38,12 @@ public final class UnsafeMemoryAccess implements MemoryAccess {
     public PoolAccess open(MappedChunkPool pool) {
         return new PoolAccess() {
             @Override
-            public Object chunkTable(int[] chunks) {
-                long[] bases = new long[chunks.length];
+            public ChunkTable chunkTable(int[] chunks) {
+                long[] addresses = new long[chunks.length];
                 for (int i = 0; i < chunks.length; i++) {
-                    bases[i] = UnsafeAccess.address(pool.extentOf(chunks[i])) + pool.offsetInExtent(chunks[i]);
+                    addresses[i] = UnsafeAccess.address(pool.extentOf(chunks[i])) + pool.offsetInExtent(chunks[i]);
                 }
-                return bases;
+                return new ChunkTable(addresses, new Object[chunks.length], pool.chunkSize());
             }
 
             @Override
@@ -56,10 +58,5 @@ public final class UnsafeMemoryAccess implements MemoryAccess {
                 }
             }
         };
-    }
-
-    @Override
-    public boolean isChecked() {
-        return UnsafeBackend.CHECKS;
     }
 }

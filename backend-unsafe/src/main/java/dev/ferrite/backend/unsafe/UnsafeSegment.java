@@ -1,277 +1,144 @@
 package dev.ferrite.backend.unsafe;
 
-import dev.ferrite.Region;
 import dev.ferrite.internal.AbstractSegment;
 import dev.ferrite.internal.SegmentMemory;
 import sun.misc.Unsafe;
 
 /**
- * A segment handle that reaches its chunks through a table of base addresses: the chunk for an
- * offset is {@code base[off >>> chunkShift]}, the position in it {@code off & chunkMask}. Values
- * that straddle two chunks take a byte-by-byte path behind one predictable branch. When the
- * chunks happen to lie end to end in memory (a fresh pool hands out ascending chunks of one
- * extent), typed accesses skip the table: {@code direct + off}, a branch on a final field that the
- * JIT hoists out of loops. Range and closed checks only with {@code -Dferrite.checks=true}; atomic
- * accesses are always checked, since a misaligned one could silently straddle chunks.
+ * The {@code unsafe} backend's primitives: {@code sun.misc.Unsafe} on absolute addresses (the
+ * chunk table's positions; bases are unused). The walk and its checks are
+ * {@link AbstractSegment}'s.
  */
 final class UnsafeSegment extends AbstractSegment {
 
     private static final Unsafe U = UnsafeAccess.UNSAFE;
-    private static final boolean CHECKS = UnsafeBackend.CHECKS;
-
-    private final long[] base;
-    /** Address of byte 0 if the chunks are contiguous in memory, else 0. */
-    private final long direct;
-    private final long lastShort;
-    private final long lastInt;
-    private final long lastLong;
 
     UnsafeSegment(SegmentMemory memory) {
         super(memory);
-        this.base = (long[]) memory.chunkTable();
-        this.direct = endToEnd(base, chunkSize) ? base[0] : 0;
-        this.lastShort = chunkSize - 2;
-        this.lastInt = chunkSize - 4;
-        this.lastLong = chunkSize - 8;
-    }
-
-    private long address(long off) {
-        return base[(int) (off >>> chunkShift)] + (off & chunkMask);
-    }
-
-    // Aligned atomics never straddle chunks; a contiguous segment skips the table as plain accesses do.
-    private long atomicAddress(long off) {
-        return direct != 0 ? direct + off : address(off);
     }
 
     @Override
-    public byte getByte(long off) {
-        if (CHECKS) {
-            check(off, 1);
-        }
-        return U.getByte(address(off));
+    protected byte loadByte(Object base, long pos) {
+        return U.getByte(pos);
     }
 
     @Override
-    public void putByte(long off, byte v) {
-        if (CHECKS) {
-            checkWrite(off, 1);
-        }
-        U.putByte(address(off), v);
+    protected void storeByte(Object base, long pos, byte v) {
+        U.putByte(pos, v);
     }
 
     @Override
-    public short getShort(long off) {
-        if (CHECKS) {
-            check(off, 2);
-        }
-        if (direct != 0) {
-            return U.getShort(direct + off);
-        }
-        long p = off & chunkMask;
-        if (p <= lastShort) {
-            return U.getShort(base[(int) (off >>> chunkShift)] + p);
-        }
-        return (short) getStraddling(off, 2);
+    protected short loadShort(Object base, long pos) {
+        return U.getShort(pos);
     }
 
     @Override
-    public void putShort(long off, short v) {
-        if (CHECKS) {
-            checkWrite(off, 2);
-        }
-        if (direct != 0) {
-            U.putShort(direct + off, v);
-            return;
-        }
-        long p = off & chunkMask;
-        if (p <= lastShort) {
-            U.putShort(base[(int) (off >>> chunkShift)] + p, v);
-        } else {
-            putStraddling(off, v, 2);
-        }
+    protected void storeShort(Object base, long pos, short v) {
+        U.putShort(pos, v);
     }
 
     @Override
-    public char getChar(long off) {
-        return (char) getShort(off);
+    protected int loadInt(Object base, long pos) {
+        return U.getInt(pos);
     }
 
     @Override
-    public void putChar(long off, char v) {
-        putShort(off, (short) v);
+    protected void storeInt(Object base, long pos, int v) {
+        U.putInt(pos, v);
     }
 
     @Override
-    public int getInt(long off) {
-        if (CHECKS) {
-            check(off, 4);
-        }
-        if (direct != 0) {
-            return U.getInt(direct + off);
-        }
-        long p = off & chunkMask;
-        if (p <= lastInt) {
-            return U.getInt(base[(int) (off >>> chunkShift)] + p);
-        }
-        return (int) getStraddling(off, 4);
+    protected long loadLong(Object base, long pos) {
+        return U.getLong(pos);
     }
 
     @Override
-    public void putInt(long off, int v) {
-        if (CHECKS) {
-            checkWrite(off, 4);
-        }
-        if (direct != 0) {
-            U.putInt(direct + off, v);
-            return;
-        }
-        long p = off & chunkMask;
-        if (p <= lastInt) {
-            U.putInt(base[(int) (off >>> chunkShift)] + p, v);
-        } else {
-            putStraddling(off, v, 4);
-        }
+    protected void storeLong(Object base, long pos, long v) {
+        U.putLong(pos, v);
     }
 
     @Override
-    public long getLong(long off) {
-        if (CHECKS) {
-            check(off, 8);
-        }
-        if (direct != 0) {
-            return U.getLong(direct + off);
-        }
-        long p = off & chunkMask;
-        if (p <= lastLong) {
-            return U.getLong(base[(int) (off >>> chunkShift)] + p);
-        }
-        return getStraddling(off, 8);
+    protected double loadDouble(Object base, long pos) {
+        return U.getDouble(pos);
     }
 
     @Override
-    public void putLong(long off, long v) {
-        if (CHECKS) {
-            checkWrite(off, 8);
-        }
-        if (direct != 0) {
-            U.putLong(direct + off, v);
-            return;
-        }
-        long p = off & chunkMask;
-        if (p <= lastLong) {
-            U.putLong(base[(int) (off >>> chunkShift)] + p, v);
-        } else {
-            putStraddling(off, v, 8);
-        }
+    protected void storeDouble(Object base, long pos, double v) {
+        U.putDouble(pos, v);
     }
 
     @Override
-    public float getFloat(long off) {
-        return Float.intBitsToFloat(getInt(off));
+    protected int loadIntVolatile(Object base, long pos) {
+        return U.getIntVolatile(null, pos);
     }
 
     @Override
-    public void putFloat(long off, float v) {
-        putInt(off, Float.floatToRawIntBits(v));
+    protected void storeIntVolatile(Object base, long pos, int v) {
+        U.putIntVolatile(null, pos, v);
     }
 
     @Override
-    public double getDouble(long off) {
-        if (CHECKS) {
-            check(off, 8);
-        }
-        if (direct != 0) {
-            return U.getDouble(direct + off);
-        }
-        long p = off & chunkMask;
-        if (p <= lastLong) {
-            return U.getDouble(base[(int) (off >>> chunkShift)] + p);
-        }
-        return Double.longBitsToDouble(getStraddling(off, 8));
+    protected void storeIntRelease(Object base, long pos, int v) {
+        U.putOrderedInt(null, pos, v);
     }
 
     @Override
-    public void putDouble(long off, double v) {
-        if (CHECKS) {
-            checkWrite(off, 8);
-        }
-        if (direct != 0) {
-            U.putDouble(direct + off, v);
-            return;
-        }
-        long p = off & chunkMask;
-        if (p <= lastLong) {
-            U.putDouble(base[(int) (off >>> chunkShift)] + p, v);
-        } else {
-            putStraddling(off, Double.doubleToRawLongBits(v), 8);
-        }
+    protected boolean casInt(Object base, long pos, int expect, int update) {
+        return U.compareAndSwapInt(null, pos, expect, update);
     }
 
     @Override
-    public int getIntVolatile(long off) {
-        checkAtomic(off, 4);
-        return U.getIntVolatile(null, atomicAddress(off));
+    protected int fetchAddInt(Object base, long pos, int delta) {
+        return U.getAndAddInt(null, pos, delta);
     }
 
     @Override
-    public void putIntVolatile(long off, int v) {
-        checkAtomicWrite(off, 4);
-        U.putIntVolatile(null, atomicAddress(off), v);
+    protected long loadLongVolatile(Object base, long pos) {
+        return U.getLongVolatile(null, pos);
     }
 
     @Override
-    public void putIntOrdered(long off, int v) {
-        checkAtomicWrite(off, 4);
-        U.putOrderedInt(null, atomicAddress(off), v);
+    protected void storeLongVolatile(Object base, long pos, long v) {
+        U.putLongVolatile(null, pos, v);
     }
 
     @Override
-    public boolean compareAndSetInt(long off, int expect, int update) {
-        checkAtomicWrite(off, 4);
-        return U.compareAndSwapInt(null, atomicAddress(off), expect, update);
+    protected void storeLongRelease(Object base, long pos, long v) {
+        U.putOrderedLong(null, pos, v);
     }
 
     @Override
-    public int getAndAddInt(long off, int delta) {
-        checkAtomicWrite(off, 4);
-        return U.getAndAddInt(null, atomicAddress(off), delta);
+    protected boolean casLong(Object base, long pos, long expect, long update) {
+        return U.compareAndSwapLong(null, pos, expect, update);
     }
 
     @Override
-    public long getLongVolatile(long off) {
-        checkAtomic(off, 8);
-        return U.getLongVolatile(null, atomicAddress(off));
+    protected long fetchAddLong(Object base, long pos, long delta) {
+        return U.getAndAddLong(null, pos, delta);
     }
 
     @Override
-    public void putLongVolatile(long off, long v) {
-        checkAtomicWrite(off, 8);
-        U.putLongVolatile(null, atomicAddress(off), v);
+    protected void copyToArray(Object base, long pos, Object array, int index, int count) {
+        int shift = elementShift(array);
+        U.copyMemory(null, pos, array, U.arrayBaseOffset(array.getClass()) + ((long) index << shift),
+                (long) count << shift);
     }
 
     @Override
-    public void putLongOrdered(long off, long v) {
-        checkAtomicWrite(off, 8);
-        U.putOrderedLong(null, atomicAddress(off), v);
+    protected void copyFromArray(Object array, int index, int count, Object base, long pos) {
+        int shift = elementShift(array);
+        U.copyMemory(array, U.arrayBaseOffset(array.getClass()) + ((long) index << shift), null, pos,
+                (long) count << shift);
     }
 
     @Override
-    public boolean compareAndSetLong(long off, long expect, long update) {
-        checkAtomicWrite(off, 8);
-        return U.compareAndSwapLong(null, atomicAddress(off), expect, update);
+    protected void copyMemory(Object srcBase, long srcPos, Object dstBase, long dstPos, int len) {
+        // copyMemory is memmove-safe: overlapping ranges of one segment are fine.
+        U.copyMemory(srcPos, dstPos, len);
     }
 
     @Override
-    public long getAndAddLong(long off, long delta) {
-        checkAtomicWrite(off, 8);
-        return U.getAndAddLong(null, atomicAddress(off), delta);
-    }
-
-    @Override
-    protected Region chunkRegion(int chunk, int offsetInChunk, int length, long segmentOffset) {
-        int id = memory.chunks()[chunk];
-        return new UnsafeRegion(base[chunk] + offsetInChunk, length, segmentOffset,
-                memory.pool().extentOf(id), memory.pool().offsetInExtent(id) + offsetInChunk);
+    protected void fillMemory(Object base, long pos, int len, byte value) {
+        U.setMemory(pos, len, value);
     }
 }

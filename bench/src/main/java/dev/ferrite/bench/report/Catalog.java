@@ -20,6 +20,10 @@ final class Catalog {
         String mix = "mix";
         add("Mix.perElement", new Entry(MIX, mix, "Ferrite, per element (asDoubles)", true, false, "size", 1, "element"));
         add("Mix.perChunk", new Entry(MIX, mix, "Ferrite, per chunk (regions)", true, false, "size", 1, "element"));
+        add("MixUnchecked.perElement", new Entry(MIX, mix, "Ferrite unsafe, per element (asDoubles), checks off", true, false,
+                "size", 1, "element"));
+        add("MixUnchecked.perChunk", new Entry(MIX, mix, "Ferrite unsafe, per chunk (regions), checks off", true, false, "size",
+                1, "element"));
         add("MixPeers.doubleArray", new Entry(MIX, mix, "double[]", false, true, "size", 1, "element"));
         add("MixPeers.byteBufferChunks", new Entry(MIX, mix, "ByteBuffer[] chunks, per element", false, false, "size", 1,
                 "element"));

@@ -2,6 +2,7 @@ package dev.ferrite.backend.ffm.impl;
 
 import dev.ferrite.FerriteException;
 import dev.ferrite.internal.AbstractSegment;
+import dev.ferrite.internal.ChunkTable;
 import dev.ferrite.internal.MappedChunkPool;
 import dev.ferrite.internal.MemoryAccess;
 import dev.ferrite.internal.PoolAccess;
@@ -52,17 +53,19 @@ public final class FfmMemoryAccess implements MemoryAccess {
         }
         return new PoolAccess() {
             @Override
-            public Object chunkTable(int[] chunks) {
+            public ChunkTable chunkTable(int[] chunks) {
                 long[] offsets = new long[chunks.length];
+                Object[] bases = new Object[chunks.length];
                 for (int i = 0; i < chunks.length; i++) {
                     offsets[i] = (long) chunks[i] << chunkShift;
+                    bases[i] = data;
                 }
-                return offsets;
+                return new ChunkTable(offsets, bases, layout.geometry().chunkSize);
             }
 
             @Override
             public AbstractSegment newHandle(SegmentMemory memory) {
-                return new FfmSegment(memory, data);
+                return new FfmSegment(memory);
             }
 
             @Override
@@ -70,10 +73,5 @@ public final class FfmMemoryAccess implements MemoryAccess {
                 arena.close();
             }
         };
-    }
-
-    @Override
-    public boolean isChecked() {
-        return true;
     }
 }

@@ -2,7 +2,6 @@ package dev.ferrite.backend.ffm.impl;
 
 import static java.nio.ByteOrder.LITTLE_ENDIAN;
 
-import dev.ferrite.Region;
 import dev.ferrite.internal.AbstractSegment;
 import dev.ferrite.internal.SegmentMemory;
 import java.lang.foreign.MemorySegment;
@@ -10,254 +9,151 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 
 /**
- * A segment handle over one mapped {@link MemorySegment} and a table of chunk offsets into it:
- * the chunk for an offset is {@code base[off >>> chunkShift]}, the position in it
- * {@code off & chunkMask}. The layouts are constants, so the JIT folds them. Every access is
- * checked against the segment (which also catches use after close) and by the JDK against the
- * mapping. Values that straddle two chunks take a byte-by-byte path behind one predictable branch.
- * When the chunks are consecutive in the mapping (a fresh pool hands out ascending chunks), typed
- * accesses skip the table: {@code start + off}, which the JIT can range-check once per loop.
+ * The {@code ffm} backend's primitives: {@link MemorySegment} accesses to the pool's mapping (the
+ * base) at an offset (the position), each bounds- and liveness-checked by the JDK as well. The
+ * layouts are constants, so the JIT folds them. The walk and its checks are
+ * {@link AbstractSegment}'s.
  */
 final class FfmSegment extends AbstractSegment {
 
-    static final ValueLayout.OfByte BYTE = ValueLayout.JAVA_BYTE;
-    static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(LITTLE_ENDIAN);
-    static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(LITTLE_ENDIAN);
-    static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(LITTLE_ENDIAN);
-    static final ValueLayout.OfDouble DOUBLE = ValueLayout.JAVA_DOUBLE_UNALIGNED.withOrder(LITTLE_ENDIAN);
+    private static final ValueLayout.OfByte BYTE = ValueLayout.JAVA_BYTE;
+    private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(LITTLE_ENDIAN);
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(LITTLE_ENDIAN);
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(LITTLE_ENDIAN);
+    private static final ValueLayout.OfDouble DOUBLE = ValueLayout.JAVA_DOUBLE_UNALIGNED.withOrder(LITTLE_ENDIAN);
     private static final VarHandle INT_ATOMIC = ValueLayout.JAVA_INT.withOrder(LITTLE_ENDIAN).varHandle();
     private static final VarHandle LONG_ATOMIC = ValueLayout.JAVA_LONG.withOrder(LITTLE_ENDIAN).varHandle();
 
-    private final MemorySegment data;
-    private final long[] base;
-    /** Whether the chunks are consecutive in the mapping, so that byte {@code off} is at {@code start + off}. */
-    private final boolean direct;
-    private final long start;
-    private final long lastShort;
-    private final long lastInt;
-    private final long lastLong;
-
-    FfmSegment(SegmentMemory memory, MemorySegment data) {
+    FfmSegment(SegmentMemory memory) {
         super(memory);
-        this.data = data;
-        this.base = (long[]) memory.chunkTable();
-        this.direct = endToEnd(base, chunkSize);
-        this.start = base.length == 0 ? 0 : base[0];
-        this.lastShort = chunkSize - 2;
-        this.lastInt = chunkSize - 4;
-        this.lastLong = chunkSize - 8;
     }
 
-    private long at(long off) {
-        return base[(int) (off >>> chunkShift)] + (off & chunkMask);
+    private static MemorySegment segment(Object base) {
+        return (MemorySegment) base;
+    }
+
+    private static ValueLayout layoutOf(Object array) {
+        return array instanceof byte[] ? BYTE : array instanceof long[] ? LONG : DOUBLE;
     }
 
     @Override
-    public byte getByte(long off) {
-        check(off, 1);
-        return data.get(BYTE, at(off));
+    protected byte loadByte(Object base, long pos) {
+        return segment(base).get(BYTE, pos);
     }
 
     @Override
-    public void putByte(long off, byte v) {
-        checkWrite(off, 1);
-        data.set(BYTE, at(off), v);
+    protected void storeByte(Object base, long pos, byte v) {
+        segment(base).set(BYTE, pos, v);
     }
 
     @Override
-    public short getShort(long off) {
-        check(off, 2);
-        if (direct) {
-            return data.get(SHORT, start + off);
-        }
-        long p = off & chunkMask;
-        if (p <= lastShort) {
-            return data.get(SHORT, base[(int) (off >>> chunkShift)] + p);
-        }
-        return (short) getStraddling(off, 2);
+    protected short loadShort(Object base, long pos) {
+        return segment(base).get(SHORT, pos);
     }
 
     @Override
-    public void putShort(long off, short v) {
-        checkWrite(off, 2);
-        if (direct) {
-            data.set(SHORT, start + off, v);
-            return;
-        }
-        long p = off & chunkMask;
-        if (p <= lastShort) {
-            data.set(SHORT, base[(int) (off >>> chunkShift)] + p, v);
-        } else {
-            putStraddling(off, v, 2);
-        }
+    protected void storeShort(Object base, long pos, short v) {
+        segment(base).set(SHORT, pos, v);
     }
 
     @Override
-    public char getChar(long off) {
-        return (char) getShort(off);
+    protected int loadInt(Object base, long pos) {
+        return segment(base).get(INT, pos);
     }
 
     @Override
-    public void putChar(long off, char v) {
-        putShort(off, (short) v);
+    protected void storeInt(Object base, long pos, int v) {
+        segment(base).set(INT, pos, v);
     }
 
     @Override
-    public int getInt(long off) {
-        check(off, 4);
-        if (direct) {
-            return data.get(INT, start + off);
-        }
-        long p = off & chunkMask;
-        if (p <= lastInt) {
-            return data.get(INT, base[(int) (off >>> chunkShift)] + p);
-        }
-        return (int) getStraddling(off, 4);
+    protected long loadLong(Object base, long pos) {
+        return segment(base).get(LONG, pos);
     }
 
     @Override
-    public void putInt(long off, int v) {
-        checkWrite(off, 4);
-        if (direct) {
-            data.set(INT, start + off, v);
-            return;
-        }
-        long p = off & chunkMask;
-        if (p <= lastInt) {
-            data.set(INT, base[(int) (off >>> chunkShift)] + p, v);
-        } else {
-            putStraddling(off, v, 4);
-        }
+    protected void storeLong(Object base, long pos, long v) {
+        segment(base).set(LONG, pos, v);
     }
 
     @Override
-    public long getLong(long off) {
-        check(off, 8);
-        if (direct) {
-            return data.get(LONG, start + off);
-        }
-        long p = off & chunkMask;
-        if (p <= lastLong) {
-            return data.get(LONG, base[(int) (off >>> chunkShift)] + p);
-        }
-        return getStraddling(off, 8);
+    protected double loadDouble(Object base, long pos) {
+        return segment(base).get(DOUBLE, pos);
     }
 
     @Override
-    public void putLong(long off, long v) {
-        checkWrite(off, 8);
-        if (direct) {
-            data.set(LONG, start + off, v);
-            return;
-        }
-        long p = off & chunkMask;
-        if (p <= lastLong) {
-            data.set(LONG, base[(int) (off >>> chunkShift)] + p, v);
-        } else {
-            putStraddling(off, v, 8);
-        }
+    protected void storeDouble(Object base, long pos, double v) {
+        segment(base).set(DOUBLE, pos, v);
     }
 
     @Override
-    public float getFloat(long off) {
-        return Float.intBitsToFloat(getInt(off));
+    protected int loadIntVolatile(Object base, long pos) {
+        return (int) INT_ATOMIC.getVolatile(segment(base), pos);
     }
 
     @Override
-    public void putFloat(long off, float v) {
-        putInt(off, Float.floatToRawIntBits(v));
+    protected void storeIntVolatile(Object base, long pos, int v) {
+        INT_ATOMIC.setVolatile(segment(base), pos, v);
     }
 
     @Override
-    public double getDouble(long off) {
-        check(off, 8);
-        if (direct) {
-            return data.get(DOUBLE, start + off);
-        }
-        long p = off & chunkMask;
-        if (p <= lastLong) {
-            return data.get(DOUBLE, base[(int) (off >>> chunkShift)] + p);
-        }
-        return Double.longBitsToDouble(getStraddling(off, 8));
+    protected void storeIntRelease(Object base, long pos, int v) {
+        INT_ATOMIC.setRelease(segment(base), pos, v);
     }
 
     @Override
-    public void putDouble(long off, double v) {
-        checkWrite(off, 8);
-        if (direct) {
-            data.set(DOUBLE, start + off, v);
-            return;
-        }
-        long p = off & chunkMask;
-        if (p <= lastLong) {
-            data.set(DOUBLE, base[(int) (off >>> chunkShift)] + p, v);
-        } else {
-            putStraddling(off, Double.doubleToRawLongBits(v), 8);
-        }
+    protected boolean casInt(Object base, long pos, int expect, int update) {
+        return INT_ATOMIC.compareAndSet(segment(base), pos, expect, update);
     }
 
     @Override
-    public int getIntVolatile(long off) {
-        checkAtomic(off, 4);
-        return (int) INT_ATOMIC.getVolatile(data, at(off));
+    protected int fetchAddInt(Object base, long pos, int delta) {
+        return (int) INT_ATOMIC.getAndAdd(segment(base), pos, delta);
     }
 
     @Override
-    public void putIntVolatile(long off, int v) {
-        checkAtomicWrite(off, 4);
-        INT_ATOMIC.setVolatile(data, at(off), v);
+    protected long loadLongVolatile(Object base, long pos) {
+        return (long) LONG_ATOMIC.getVolatile(segment(base), pos);
     }
 
     @Override
-    public void putIntOrdered(long off, int v) {
-        checkAtomicWrite(off, 4);
-        INT_ATOMIC.setRelease(data, at(off), v);
+    protected void storeLongVolatile(Object base, long pos, long v) {
+        LONG_ATOMIC.setVolatile(segment(base), pos, v);
     }
 
     @Override
-    public boolean compareAndSetInt(long off, int expect, int update) {
-        checkAtomicWrite(off, 4);
-        return INT_ATOMIC.compareAndSet(data, at(off), expect, update);
+    protected void storeLongRelease(Object base, long pos, long v) {
+        LONG_ATOMIC.setRelease(segment(base), pos, v);
     }
 
     @Override
-    public int getAndAddInt(long off, int delta) {
-        checkAtomicWrite(off, 4);
-        return (int) INT_ATOMIC.getAndAdd(data, at(off), delta);
+    protected boolean casLong(Object base, long pos, long expect, long update) {
+        return LONG_ATOMIC.compareAndSet(segment(base), pos, expect, update);
     }
 
     @Override
-    public long getLongVolatile(long off) {
-        checkAtomic(off, 8);
-        return (long) LONG_ATOMIC.getVolatile(data, at(off));
+    protected long fetchAddLong(Object base, long pos, long delta) {
+        return (long) LONG_ATOMIC.getAndAdd(segment(base), pos, delta);
     }
 
     @Override
-    public void putLongVolatile(long off, long v) {
-        checkAtomicWrite(off, 8);
-        LONG_ATOMIC.setVolatile(data, at(off), v);
+    protected void copyToArray(Object base, long pos, Object array, int index, int count) {
+        MemorySegment.copy(segment(base), layoutOf(array), pos, array, index, count);
     }
 
     @Override
-    public void putLongOrdered(long off, long v) {
-        checkAtomicWrite(off, 8);
-        LONG_ATOMIC.setRelease(data, at(off), v);
+    protected void copyFromArray(Object array, int index, int count, Object base, long pos) {
+        MemorySegment.copy(array, index, segment(base), layoutOf(array), pos, count);
     }
 
     @Override
-    public boolean compareAndSetLong(long off, long expect, long update) {
-        checkAtomicWrite(off, 8);
-        return LONG_ATOMIC.compareAndSet(data, at(off), expect, update);
+    protected void copyMemory(Object srcBase, long srcPos, Object dstBase, long dstPos, int len) {
+        // Overlapping ranges of one mapping copy as if through a temporary buffer.
+        MemorySegment.copy(segment(srcBase), srcPos, segment(dstBase), dstPos, len);
     }
 
     @Override
-    public long getAndAddLong(long off, long delta) {
-        checkAtomicWrite(off, 8);
-        return (long) LONG_ATOMIC.getAndAdd(data, at(off), delta);
-    }
-
-    @Override
-    protected Region chunkRegion(int chunk, int offsetInChunk, int length, long segmentOffset) {
-        return new FfmRegion(data.asSlice(base[chunk] + offsetInChunk, length), segmentOffset);
+    protected void fillMemory(Object base, long pos, int len, byte value) {
+        segment(base).asSlice(pos, len).fill(value);
     }
 }
