@@ -7,9 +7,12 @@ import java.nio.ByteBuffer;
  * {@link #length()}: the unit of a per-chunk kernel, whose inner loop the JIT can unroll and whose
  * checks it can hoist. Values are little-endian.
  *
- * <p>Valid while the segment handle it came from is open. In checked backends an offset outside
- * the region throws {@link OutOfBoundsException}; the unchecked {@code unsafe} backend does not look.
- * Not thread-safe beyond what the memory itself guarantees.
+ * <p>Valid while the segment handle it came from is open. Checked as the segment is: an offset
+ * outside the region throws {@link OutOfBoundsException}, an access after its handle or pool
+ * closed throws {@link SegmentClosedException}, a write to a read-only pool throws
+ * {@link FerriteException} (checks on or off); with {@code -Dferrite.checks=false} single typed
+ * accesses are not checked. {@link #asByteBuffer()} is read-only on a read-only pool. Not
+ * thread-safe beyond what the memory itself guarantees.
  */
 public interface Region {
 

@@ -14,11 +14,13 @@ import java.nio.ByteBuffer;
  * <p><b>Contents.</b> A new segment's bytes are unspecified, like {@code malloc}: fresh memory
  * reads as zero, recycled chunks keep what they held. Use {@link #fill} to clear.
  *
- * <p><b>Checks.</b> In checked backends ({@code bytebuffer}, {@code unsafe} with
- * {@code -Dferrite.checks=true}) an offset outside the segment throws
- * {@link OutOfBoundsException} and an access through a closed handle throws
- * {@link SegmentClosedException}. The unchecked {@code unsafe} backend does not look: a bad
- * offset there may corrupt memory or crash the JVM.
+ * <p><b>Checks.</b> Every backend checks every access by default: an offset or length outside
+ * the segment throws {@link OutOfBoundsException} (overflow-proof: {@code Long.MAX_VALUE} lengths
+ * included), an access through a closed handle or a handle of a closed pool throws
+ * {@link SegmentClosedException}, and a write to a read-only pool throws {@link FerriteException};
+ * a refused call changes nothing. With {@code -Dferrite.checks=false} single typed accesses are
+ * not checked (on {@code unsafe} a bad offset may then corrupt memory or crash the JVM); writes
+ * to a read-only pool, bulk operations and volatile, ordered and atomic accesses stay checked.
  *
  * <p><b>Handles and reference counting.</b> {@link #retain()} returns another handle on the same
  * memory. Each handle's {@link #close()} gives back its one reference; when the last reference is

