@@ -194,6 +194,46 @@ public interface PersistentPoolContract extends BackendFixture {
     }
 
     /**
+     * A read-only opener reads segments that a writer made after it opened, in extents the pool
+     * obtained (and the file grew by) after it opened.
+     */
+    @ParameterizedTest
+    @EnumSource(value = PoolSpec.Kind.class, names = {"FILE", "SHM"})
+    default void readOnlyOpenerSeesExtentsObtainedLater(PoolSpec.Kind kind, @TempDir Path dir) {
+        PoolSpec spec = spec(kind, dir).chunkSize(CHUNK).capacity(64 * CHUNK).extentSize(8 * CHUNK).build();
+        // The writer grows the file extent by extent: another backend where one is at hand (ffm maps
+        // and sizes the whole capacity at once, so it would hide a reader that maps too little).
+        dev.ferrite.spi.MemoryBackend writer = dev.ferrite.Ferrite.backends().stream()
+                .filter(b -> b.isAvailable() && b.supports(kind) && !b.name().equals(backend().name())
+                        && !b.name().equals("ffm"))
+                .findFirst().orElse(backend());
+        try (TestPool tp = new TestPool(writer.createPool(spec), spec)) {
+            try (Segment first = tp.pool().allocate("first", CHUNK)) {
+                first.putLong(0, 1);
+            }
+            PoolSpec ro = (kind == PoolSpec.Kind.FILE ? PoolSpec.file(spec.path()) : PoolSpec.shm(spec.shmName()))
+                    .readOnly(true).build();
+            try (ChunkPool reader = backend().openPool(ro)) {
+                // 40 chunks: the writer obtains extents 1 to 5 now, after the reader mapped what there was.
+                try (Segment later = tp.pool().allocate("later", 40 * CHUNK)) {
+                    for (long off = 0; off < later.size(); off += CHUNK) {
+                        later.putLong(off, off + 7);
+                    }
+                }
+                try (Segment seen = reader.open("later").orElseThrow()) {
+                    for (long off = 0; off < seen.size(); off += CHUNK) {
+                        assertEquals(off + 7, seen.getLong(off), "offset " + off);
+                    }
+                    byte[] copy = new byte[8];
+                    seen.copyTo(39 * CHUNK, copy, 0, 8);
+                    assertEquals(39 * CHUNK + 7, java.nio.ByteBuffer.wrap(copy).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+                            .getLong());
+                }
+            }
+        }
+    }
+
+    /**
      * The file holds what docs/FORMAT.md says, at the offsets it gives (numbers written here from
      * the document, not taken from the code): what a reader in another language would rely on.
      */

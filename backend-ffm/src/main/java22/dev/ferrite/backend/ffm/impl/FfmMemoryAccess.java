@@ -17,8 +17,9 @@ import java.nio.channels.FileChannel;
 import java.util.List;
 
 /**
- * Maps a pool's whole data region as one {@link MemorySegment} in a shared {@link Arena} owned by
- * the pool, and gives each segment a table of chunk offsets into it. The arena is closed once,
+ * Maps a writable pool's whole data region as one {@link MemorySegment} in a shared {@link Arena}
+ * owned by the pool, and gives each segment a table of chunk offsets into it (a read-only pool
+ * cannot map past the file's end, so it maps extent by extent instead). The arena is closed once,
  * when the pool closes: closing a shared arena is a handshake with every thread, so it never
  * happens on an access path (see JDK-8335480; Lucene groups its mappings the same way).
  */
@@ -34,18 +35,15 @@ public final class FfmMemoryAccess implements MemoryAccess {
     public PoolAccess open(MappedChunkPool pool) {
         PoolStore store = pool.store();
         PoolLayout layout = store.layout();
+        if (store.isReadOnly()) {
+            return readOnly(pool);
+        }
         int chunkShift = layout.geometry().chunkShift;
         Arena arena = Arena.ofShared();
         MemorySegment data;
         try {
             FileChannel channel = store.file().channel();
-            if (store.isReadOnly()) {
-                long available = Math.max(0, Math.min(layout.geometry().capacity, channel.size() - layout.dataOffset()));
-                data = available == 0 ? MemorySegment.ofArray(new byte[0])
-                        : channel.map(FileChannel.MapMode.READ_ONLY, layout.dataOffset(), available, arena).asReadOnly();
-            } else {
-                data = channel.map(FileChannel.MapMode.READ_WRITE, layout.dataOffset(), layout.geometry().capacity, arena);
-            }
+            data = channel.map(FileChannel.MapMode.READ_WRITE, layout.dataOffset(), layout.geometry().capacity, arena);
         } catch (IOException | RuntimeException e) {
             arena.close();
             throw new FerriteException("cannot map the " + layout.geometry().capacity + "-byte data region of "
@@ -71,6 +69,46 @@ public final class FfmMemoryAccess implements MemoryAccess {
             @Override
             public void release(List<MappedByteBuffer> storeMappings) {
                 arena.close();
+            }
+        };
+    }
+
+    /**
+     * A read-only opener cannot map past the end of the file, and a writer may lengthen it later:
+     * each extent is reached through the store's read-only mapping of it, made when a segment in
+     * it is first opened, as a {@link MemorySegment} view (one per extent, so chunks of one extent
+     * share their base and contiguous segments stay direct).
+     */
+    private static PoolAccess readOnly(MappedChunkPool pool) {
+        MemorySegment[] views = new MemorySegment[pool.geometry().extentCount];
+        return new PoolAccess() {
+            @Override
+            public ChunkTable chunkTable(int[] chunks) {
+                long[] positions = new long[chunks.length];
+                Object[] bases = new Object[chunks.length];
+                for (int i = 0; i < chunks.length; i++) {
+                    positions[i] = pool.offsetInExtent(chunks[i]);
+                    bases[i] = view(chunks[i]);
+                }
+                return new ChunkTable(positions, bases, pool.chunkSize());
+            }
+
+            private synchronized MemorySegment view(int chunk) {
+                int e = chunk >>> pool.geometry().chunksPerExtentShift;
+                if (views[e] == null) {
+                    views[e] = MemorySegment.ofBuffer(pool.extentOf(chunk));
+                }
+                return views[e];
+            }
+
+            @Override
+            public AbstractSegment newHandle(SegmentMemory memory) {
+                return new FfmSegment(memory);
+            }
+
+            @Override
+            public void release(List<MappedByteBuffer> storeMappings) {
+                // The store's read-only mappings are unmapped by the garbage collector.
             }
         };
     }
