@@ -1,6 +1,8 @@
 package dev.ferrite.queue;
 
-import dev.ferrite.internal.pool.ProcessIdentity;
+import dev.ferrite.Segment;
+import dev.ferrite.internal.pool.Liveness;
+import dev.ferrite.internal.pool.LivenessLayout;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -44,16 +46,20 @@ final class EndpointSlot {
      */
     static EndpointSlot tryTake(Ring ring, int offset, long livenessMillis) {
         String key = ring.name + "#" + offset;
-        long self = ProcessIdentity.self();
+        long self = Liveness.self();
+        Segment s = ring.segment;
         while (true) {
-            long holder = ring.segment.getLongVolatile(offset + SLOT_IDENTITY);
-            if (holder != 0 && holder != self && ProcessIdentity.isAlive(holder)) {
+            long holder = s.getLongVolatile(offset + SLOT_IDENTITY);
+            if (holder != 0 && holder != self && holderRuns(ring, offset)) {
                 return null;
             }
             if (!HELD.add(key)) {
                 return null;
             }
-            if (ring.segment.compareAndSetLong(offset + SLOT_IDENTITY, holder, self)) {
+            // The liveness record is complete before the claim is visible, and rewritten once won.
+            Liveness.writeRecord(s::putLongVolatile, offset + LivenessLayout.SLOT_OFFSET);
+            if (s.compareAndSetLong(offset + SLOT_IDENTITY, holder, self)) {
+                Liveness.writeRecord(s::putLongVolatile, offset + LivenessLayout.SLOT_OFFSET);
                 long generation = ring.segment.getAndAddLong(offset + SLOT_GENERATION, 1) + 1;
                 EndpointSlot slot = new EndpointSlot(ring, offset, generation, livenessMillis, key, holder);
                 slot.stamp(System.currentTimeMillis());
@@ -68,28 +74,37 @@ final class EndpointSlot {
         return previousHolder;
     }
 
-    /** Writes the heartbeat. */
+    /** Writes the heartbeat, and the liveness record that others judge this process by. */
     void stamp(long nowMillis) {
         ring.segment.putLongOrdered(offset + SLOT_HEARTBEAT, nowMillis);
+        Liveness.writeRecord(ring.segment::putLongVolatile, offset + LivenessLayout.SLOT_OFFSET);
+    }
+
+    /** @return whether the process in the slot at an offset may still run (the shared liveness rule) */
+    private static boolean holderRuns(Ring ring, int offset) {
+        return Liveness.isAlive(ring.segment::getLongVolatile, offset + SLOT_IDENTITY,
+                offset + LivenessLayout.SLOT_OFFSET);
     }
 
     /** Gives the slot back; the caller has stopped the heartbeat first. */
     void release() {
-        ring.segment.compareAndSetLong(offset + SLOT_IDENTITY, ProcessIdentity.self(), 0);
+        ring.segment.compareAndSetLong(offset + SLOT_IDENTITY, Liveness.self(), 0);
         HELD.remove(key);
     }
 
     /**
      * @return whether the slot at an offset is held by a running process whose heartbeat is at
-     *         most {@code livenessMillis} old
+     *         most {@code livenessMillis} old, on the monotonic clock (a wall-clock step moves
+     *         neither side's judgement)
      */
     static boolean isAlive(Ring ring, int offset, long livenessMillis) {
         long holder = ring.segment.getLongVolatile(offset + SLOT_IDENTITY);
         if (holder == 0) {
             return false;
         }
-        long age = System.currentTimeMillis() - ring.segment.getLongVolatile(offset + SLOT_HEARTBEAT);
-        return age <= livenessMillis && ProcessIdentity.isAlive(holder);
+        long stamped = ring.segment.getLongVolatile(offset + LivenessLayout.SLOT_OFFSET + LivenessLayout.HEARTBEAT_NANOS);
+        long ageMillis = (System.nanoTime() - stamped) / 1_000_000;
+        return ageMillis <= livenessMillis && holderRuns(ring, offset);
     }
 
     /**
@@ -103,19 +118,19 @@ final class EndpointSlot {
         long holder = ring.segment.getLongVolatile(offset + SLOT_IDENTITY);
         long generation = ring.segment.getLongVolatile(offset + SLOT_GENERATION);
         int current = RecordLayout.inProgressOwner(slot, generation) >> RecordLayout.OWNER_SLOT_BITS;
-        return holder != 0 && current == generationBits && ProcessIdentity.isAlive(holder);
+        return holder != 0 && current == generationBits && holderRuns(ring, offset);
     }
 
     /** @return the pid of the process holding the producer slot, 0 if free */
     static long holderPid(Ring ring, int slot) {
-        return ProcessIdentity.pid(ring.segment.getLongVolatile(QueueLayout.producerSlot(slot) + SLOT_IDENTITY));
+        return Liveness.pid(ring.segment.getLongVolatile(QueueLayout.producerSlot(slot) + SLOT_IDENTITY));
     }
 
     /** @return whether some producer slot is held by a process that no longer runs */
     static boolean anyProducerDead(Ring ring) {
         for (int i = 0; i < QueueLayout.PRODUCER_SLOTS; i++) {
             long holder = ring.segment.getLongVolatile(QueueLayout.producerSlot(i) + SLOT_IDENTITY);
-            if (holder != 0 && !ProcessIdentity.isAlive(holder)) {
+            if (holder != 0 && !holderRuns(ring, QueueLayout.producerSlot(i))) {
                 return true;
             }
         }

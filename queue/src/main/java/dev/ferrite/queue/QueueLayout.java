@@ -83,12 +83,21 @@ public final class QueueLayout {
     /** Bytes per endpoint slot. */
     public static final int SLOT_BYTES = 64;
 
-    /** Within a slot: the owner's identity word ({@code startSecond << 32 | pid}), 0 when free (long). */
+    /**
+     * Within a slot: the owner's identity word ({@code startTicks << 32 | pid}, see
+     * {@code Liveness}), 0 when free (long).
+     */
     public static final int SLOT_IDENTITY = 0;
-    /** Within a slot: the owner's last heartbeat, milliseconds since the epoch (long). */
+    /**
+     * Within a slot: the owner's last heartbeat, milliseconds since the epoch (long), for people
+     * reading the file; liveness is judged by the monotonic heartbeat of the record at
+     * {@link #SLOT_LIVENESS}.
+     */
     public static final int SLOT_HEARTBEAT = 8;
     /** Within a slot: how many times the slot has been taken (long); stamped into in-progress records. */
     public static final int SLOT_GENERATION = 16;
+    /** Within a slot: the owner's liveness record ({@code LivenessLayout}, 32 bytes). */
+    public static final int SLOT_LIVENESS = dev.ferrite.internal.pool.LivenessLayout.SLOT_OFFSET;
 
     /** Where the ring starts in the segment. */
     public static final int RING_OFFSET = 8192;

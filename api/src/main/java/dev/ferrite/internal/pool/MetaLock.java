@@ -10,7 +10,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * segments, extent growth, validation and recovery. The word in the file holds the holder's owner
  * slot plus one; a process that finds the holder dead takes the lock over (every step done under
  * it leaves the file consistent, or repairable by recovery), so no dead process holds it forever.
- * Threads of one process queue on a local lock first. Reentrant within a thread.
+ * Threads of one process queue on a local lock first. Reentrant within a thread. A lock naming
+ * this process's own slot is inherited only when the slot itself was taken over from a dead
+ * process; released by CAS, and always before the slot is given back.
  */
 final class MetaLock {
 
@@ -18,12 +20,21 @@ final class MetaLock {
     private final OwnerTable owners;
     private final int slot;
     private final ReentrantLock local = new ReentrantLock();
+    private final boolean inheritedSlot;
     private boolean tookOverFromDead;
 
-    MetaLock(MetaRegion meta, OwnerTable owners, int slot) {
+    /**
+     * @param meta          the pool's header
+     * @param owners        its owner table
+     * @param slot          this process's owner slot
+     * @param inheritedSlot whether this process took the slot over from a dead process, whose
+     *                      lock (naming the same slot) it may then inherit too
+     */
+    MetaLock(MetaRegion meta, OwnerTable owners, int slot, boolean inheritedSlot) {
         this.meta = meta;
         this.owners = owners;
         this.slot = slot;
+        this.inheritedSlot = inheritedSlot;
     }
 
     /** Acquires the lock, waiting for a live holder and taking it over from a dead one. */
@@ -40,12 +51,11 @@ final class MetaLock {
                 if (meta.compareAndSetLong(META_LOCK_OFFSET, 0, mine)) {
                     return;
                 }
-            } else if (holder == mine) {
-                // Only a dead process that held this slot before this process took it over can
-                // have left the lock naming it: it is ours now.
+            } else if (holder == mine && inheritedSlot) {
+                // The dead process whose slot this process took over died holding the lock.
                 tookOverFromDead = true;
                 return;
-            } else if (backoff.checkLiveness() && !holderAlive(holder)
+            } else if (holder != mine && backoff.checkLiveness() && !holderAlive(holder)
                     && meta.compareAndSetLong(META_LOCK_OFFSET, holder, mine)) {
                 tookOverFromDead = true;
                 return;
@@ -59,10 +69,16 @@ final class MetaLock {
         return s >= 0 && s < MAX_OWNERS && owners.isLive(s);
     }
 
-    /** Releases the lock. */
+    /**
+     * Releases the lock, by CAS from this slot: a process never clears a lock it does not hold. A
+     * process releases the lock before it gives its owner slot back, so a newcomer in that slot
+     * never finds the lock naming it while a live process is inside.
+     */
     void unlock() {
-        if (local.getHoldCount() == 1) {
-            meta.putLongVolatile(META_LOCK_OFFSET, 0);
+        if (local.getHoldCount() == 1 && !meta.compareAndSetLong(META_LOCK_OFFSET, slot + 1, 0)) {
+            local.unlock();
+            throw new IllegalStateException("the meta lock of owner slot " + slot + " was taken over while held: "
+                    + "another process judged this one dead");
         }
         local.unlock();
     }

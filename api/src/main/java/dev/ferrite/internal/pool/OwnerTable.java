@@ -34,6 +34,33 @@ final class OwnerTable {
         return ownerSlotOffset(slot) + OWNER_BUSY;
     }
 
+    private static long recordOffset(int slot) {
+        return ownerSlotOffset(slot) + LivenessLayout.SLOT_OFFSET;
+    }
+
+    /**
+     * Starts stamping this process's heartbeat into its slot's liveness record.
+     *
+     * @param slot this process's slot
+     * @return the stamp, to cancel before the slot is given back
+     */
+    Liveness.Stamp keepStamping(int slot) {
+        return Liveness.keepStamping(meta::putLongVolatile, recordOffset(slot));
+    }
+
+    // The record is complete before the claim can be seen, and rewritten once won (a claimant that
+    // lost the CAS may have overwritten it in between).
+    private boolean claim(int slot, long expected) {
+        Liveness.writeRecord(meta::putLongVolatile, recordOffset(slot));
+        if (!meta.compareAndSetLong(wordOffset(slot), expected, Liveness.self())) {
+            return false;
+        }
+        Liveness.writeRecord(meta::putLongVolatile, recordOffset(slot));
+        meta.putIntVolatile(busyOffset(slot), 0);
+        meta.putLongVolatile(ownerSlotOffset(slot) + OWNER_ATTACHED_MILLIS, System.currentTimeMillis());
+        return true;
+    }
+
     /**
      * Takes a free slot for this process.
      *
@@ -41,11 +68,8 @@ final class OwnerTable {
      * @throws FerriteException if all {@value PoolHeaderLayout#MAX_OWNERS} slots hold live processes
      */
     int attach() {
-        long self = ProcessIdentity.self();
         for (int slot = 0; slot < MAX_OWNERS; slot++) {
-            if (meta.getLongVolatile(wordOffset(slot)) == 0 && meta.compareAndSetLong(wordOffset(slot), 0, self)) {
-                meta.putIntVolatile(busyOffset(slot), 0);
-                meta.putLongVolatile(ownerSlotOffset(slot) + OWNER_ATTACHED_MILLIS, System.currentTimeMillis());
+            if (meta.getLongVolatile(wordOffset(slot)) == 0 && claim(slot, 0)) {
                 return slot;
             }
         }
@@ -59,12 +83,9 @@ final class OwnerTable {
      * @return the slot index, or -1 if every slot holds a live process
      */
     int takeOverDead() {
-        long self = ProcessIdentity.self();
         for (int slot = 0; slot < MAX_OWNERS; slot++) {
             long word = word(slot);
-            if (word != 0 && !ProcessIdentity.isAlive(word) && meta.compareAndSetLong(wordOffset(slot), word, self)) {
-                meta.putIntVolatile(busyOffset(slot), 0);
-                meta.putLongVolatile(ownerSlotOffset(slot) + OWNER_ATTACHED_MILLIS, System.currentTimeMillis());
+            if (word != 0 && !isLive(slot) && claim(slot, word)) {
                 meta.compareAndSetLong(EXCLUSIVE_OFFSET, slot + 1, 0);
                 return slot;
             }
@@ -80,7 +101,8 @@ final class OwnerTable {
     void detach(int slot) {
         meta.putIntVolatile(busyOffset(slot), 0);
         meta.putLongVolatile(ownerSlotOffset(slot) + OWNER_ATTACHED_MILLIS, 0);
-        meta.putLongVolatile(wordOffset(slot), 0);
+        // The record stays: the next claimant overwrites it before its claim becomes visible.
+        meta.compareAndSetLong(wordOffset(slot), Liveness.self(), 0);
     }
 
     /**
@@ -96,7 +118,7 @@ final class OwnerTable {
      * @return whether a live process holds it
      */
     boolean isLive(int slot) {
-        return ProcessIdentity.isAlive(word(slot));
+        return Liveness.isAlive(meta::getLongVolatile, wordOffset(slot), recordOffset(slot));
     }
 
     /**
@@ -174,7 +196,7 @@ final class OwnerTable {
             }
             Backoff backoff = new Backoff();
             while (meta.getIntVolatile(busyOffset(s)) > 0) {
-                if (backoff.checkLiveness() && !ProcessIdentity.isAlive(word)) {
+                if (backoff.checkLiveness() && !isLive(s)) {
                     break;
                 }
                 backoff.idle();

@@ -78,11 +78,11 @@ final class PoolRecovery {
                 if (slotInherited) {
                     notes.add("owner slot " + s + " was taken over from a dead process (every slot was taken)");
                 }
-            } else if (ProcessIdentity.isAlive(word)) {
+            } else if (owners.isLive(s)) {
                 live[s] = true;
             } else {
                 deadWords[s] = word;
-                notes.add(ProcessIdentity.describe(word) + " (owner slot " + s + ") died with the pool open");
+                notes.add(Liveness.describe(word) + " (owner slot " + s + ") died with the pool open");
             }
         }
         long liveMask = 0;

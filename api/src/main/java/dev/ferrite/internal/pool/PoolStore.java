@@ -55,6 +55,7 @@ public final class PoolStore {
     private final MappedByteBuffer[] extents;
     private final RecoveryReport openReport;
     private boolean inheritedSlot;
+    private final Liveness.Stamp stamp;
 
     private PoolStore(PoolFile file, PoolLayout layout, String where, boolean create, long initialSize) {
         this.file = file;
@@ -78,20 +79,30 @@ public final class PoolStore {
         if (readOnly) {
             this.slot = -1;
             this.lock = null;
+            this.stamp = null;
             this.openReport = new RecoveryReport(ledger.used(), geometry.totalChunks - ledger.used(), 0, 0,
                     List.of("opened read-only: the pool was not checked or recovered"));
             return;
         }
         this.slot = attachSlot();
-        this.lock = new MetaLock(meta, owners, slot);
-        if (create) {
-            this.openReport = new RecoveryReport(0, geometry.totalChunks, 0, 0, List.of());
-            while ((long) ledger.obtainedExtents() * geometry.extentSize < initialSize) {
-                grow(ledger.obtainedExtents());
+        this.stamp = owners.keepStamping(slot);
+        this.lock = new MetaLock(meta, owners, slot, inheritedSlot);
+        RecoveryReport report;
+        try {
+            if (create) {
+                report = new RecoveryReport(0, geometry.totalChunks, 0, 0, List.of());
+                while ((long) ledger.obtainedExtents() * geometry.extentSize < initialSize) {
+                    grow(ledger.obtainedExtents());
+                }
+            } else {
+                report = checkAndRecover();
             }
-        } else {
-            this.openReport = checkAndRecover();
+        } catch (RuntimeException | Error e) {
+            stamp.cancel();
+            owners.detach(slot);
+            throw e;
         }
+        this.openReport = report;
         meta.putIntVolatile(STATE_OFFSET, STATE_OPEN);
     }
 
@@ -515,17 +526,20 @@ public final class PoolStore {
         }
         lock.lock();
         try {
-            owners.detach(slot);
-            boolean anyone = false;
-            for (int s = 0; s < MAX_OWNERS && !anyone; s++) {
-                anyone = owners.word(s) != 0;
+            boolean anyoneElse = false;
+            for (int s = 0; s < MAX_OWNERS && !anyoneElse; s++) {
+                anyoneElse = s != slot && owners.word(s) != 0;
             }
-            if (!anyone) {
+            if (!anyoneElse) {
                 meta.putIntVolatile(STATE_OFFSET, STATE_CLEAN);
             }
         } finally {
+            // Unlock before the slot is given back: a newcomer taking the slot must not find the
+            // lock naming it while this process is still inside.
             lock.unlock();
         }
+        stamp.cancel();
+        owners.detach(slot);
     }
 
     /** @return every mapping made, for the backend to unmap */
