@@ -95,6 +95,50 @@ public interface MultiProcessContract extends BackendFixture {
     }
 
     /**
+     * Processes open and close one pool again and again while another allocates, frees and
+     * recovers: no process ever takes over the meta lock or an owner slot from a live one (a
+     * newcomer in a slot just given back must not find the lock naming it), and the chunk accounts
+     * are exact afterwards. {@code -Dferrite.test.opens} sets the opens per process (default 5,000;
+     * the issue's acceptance run used 50,000 in each of two processes).
+     */
+    @ParameterizedTest
+    @EnumSource(value = PoolSpec.Kind.class, names = {"FILE", "SHM"})
+    default void openCloseStormNeverTakesOverFromTheLiving(PoolSpec.Kind kind, @TempDir Path dir) throws Exception {
+        PoolSpec spec = spec(kind, dir).chunkSize(CHUNK).capacity(256 * CHUNK).extentSize(32 * CHUNK).build();
+        int opens = Integer.getInteger("ferrite.test.opens", 5_000);
+        try (TestPool tp = pool(spec)) {
+            List<Process> children = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                children.add(ChildJvm.start(childFlags(), PoolOpenStorm.class, backend().name(), kindArg(spec),
+                        location(spec), "open", Integer.toString(opens), Long.toString(i)));
+            }
+            children.add(ChildJvm.start(childFlags(), PoolOpenStorm.class, backend().name(), kindArg(spec),
+                    location(spec), "recover", Integer.toString(opens), "7"));
+            Random rnd = new Random(3);
+            List<Segment> held = new ArrayList<>();
+            while (children.stream().anyMatch(Process::isAlive)) {
+                if (held.size() < 6 && rnd.nextBoolean()) {
+                    held.add(tp.pool().allocate((1 + rnd.nextInt(3)) * CHUNK));
+                } else if (!held.isEmpty()) {
+                    held.remove(rnd.nextInt(held.size())).close();
+                }
+            }
+            for (Process p : children) {
+                String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                assertTrue(p.waitFor(300, TimeUnit.SECONDS), "storm did not finish");
+                assertEquals(0, p.exitValue(), out);
+                assertTrue(out.contains("ok " + opens), out);
+            }
+            long mine = held.stream().mapToLong(s -> s.size() / CHUNK).sum();
+            assertEquals(mine, tp.pool().usedChunks(), "only this process's chunks are in use");
+            RecoveryReport report = tp.pool().recover();
+            assertTrue(report.wasClean(), report.toString());
+            held.forEach(Segment::close);
+            assertEquals(0, tp.pool().usedChunks());
+        }
+    }
+
+    /**
      * A child killed with {@code kill -9} at a random point of its churn, again and again: after
      * each, recovery (while this process keeps the pool open) gives back exactly what the dead
      * process held, and the pool stays sound and fully allocatable.

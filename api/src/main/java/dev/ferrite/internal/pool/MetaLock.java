@@ -1,14 +1,13 @@
 package dev.ferrite.internal.pool;
 
 import static dev.ferrite.internal.pool.PoolHeaderLayout.META_LOCK_OFFSET;
-import static dev.ferrite.internal.pool.PoolHeaderLayout.MAX_OWNERS;
 
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The pool-wide lock for the rare changes that are not lock-free: the directory of named
- * segments, extent growth, validation and recovery. The word in the file holds the holder's owner
- * slot plus one; a process that finds the holder dead takes the lock over (every step done under
+ * segments, extent growth, validation and recovery. The word in the file names the holder's claim
+ * of its owner slot ({@link OwnerTable#lockWord}); a process that finds the holder dead takes the lock over (every step done under
  * it leaves the file consistent, or repairable by recovery), so no dead process holds it forever.
  * Threads of one process queue on a local lock first. Reentrant within a thread. A lock naming
  * this process's own slot is inherited only when the slot itself was taken over from a dead
@@ -43,7 +42,7 @@ final class MetaLock {
         if (local.getHoldCount() > 1) {
             return;
         }
-        long mine = slot + 1;
+        long mine = owners.lockWord(slot);
         Backoff backoff = new Backoff();
         while (true) {
             long holder = meta.getLongVolatile(META_LOCK_OFFSET);
@@ -51,11 +50,13 @@ final class MetaLock {
                 if (meta.compareAndSetLong(META_LOCK_OFFSET, 0, mine)) {
                     return;
                 }
-            } else if (holder == mine && inheritedSlot) {
+            } else if ((int) holder == slot + 1 && inheritedSlot) {
                 // The dead process whose slot this process took over died holding the lock.
-                tookOverFromDead = true;
-                return;
-            } else if (holder != mine && backoff.checkLiveness() && !holderAlive(holder)
+                if (meta.compareAndSetLong(META_LOCK_OFFSET, holder, mine)) {
+                    tookOverFromDead = true;
+                    return;
+                }
+            } else if (backoff.checkLiveness() && !owners.holderAlive(holder)
                     && meta.compareAndSetLong(META_LOCK_OFFSET, holder, mine)) {
                 tookOverFromDead = true;
                 return;
@@ -64,18 +65,13 @@ final class MetaLock {
         }
     }
 
-    private boolean holderAlive(long holder) {
-        int s = (int) holder - 1;
-        return s >= 0 && s < MAX_OWNERS && owners.isLive(s);
-    }
-
     /**
      * Releases the lock, by CAS from this slot: a process never clears a lock it does not hold. A
      * process releases the lock before it gives its owner slot back, so a newcomer in that slot
      * never finds the lock naming it while a live process is inside.
      */
     void unlock() {
-        if (local.getHoldCount() == 1 && !meta.compareAndSetLong(META_LOCK_OFFSET, slot + 1, 0)) {
+        if (local.getHoldCount() == 1 && !meta.compareAndSetLong(META_LOCK_OFFSET, owners.lockWord(slot), 0)) {
             local.unlock();
             throw new IllegalStateException("the meta lock of owner slot " + slot + " was taken over while held: "
                     + "another process judged this one dead");

@@ -57,8 +57,29 @@ final class OwnerTable {
         }
         Liveness.writeRecord(meta::putLongVolatile, recordOffset(slot));
         meta.putIntVolatile(busyOffset(slot), 0);
+        meta.getAndAddInt(ownerSlotOffset(slot) + OWNER_GENERATION, 1);
         meta.putLongVolatile(ownerSlotOffset(slot) + OWNER_ATTACHED_MILLIS, System.currentTimeMillis());
         return true;
+    }
+
+    /**
+     * @param slot this process's slot, claimed
+     * @return the word that names this claim of the slot in META_LOCK and EXCLUSIVE:
+     *         {@code generation << 32 | (slot + 1)}, so a later claimant of the same slot never
+     *         holds an equal word (a lock judged abandoned cannot be CASed from its next holder)
+     */
+    long lockWord(int slot) {
+        return (long) meta.getIntVolatile(ownerSlotOffset(slot) + OWNER_GENERATION) << 32 | (slot + 1);
+    }
+
+    /**
+     * @param lockWord a META_LOCK or EXCLUSIVE value, non-zero
+     * @return whether the claim it names still holds its slot and its process may still run; a
+     *         word naming no slot, or a slot claimed again since, names a holder that is gone
+     */
+    boolean holderAlive(long lockWord) {
+        int s = (int) lockWord - 1;
+        return s >= 0 && s < MAX_OWNERS && lockWord(s) == lockWord && isLive(s);
     }
 
     /**
@@ -86,7 +107,11 @@ final class OwnerTable {
         for (int slot = 0; slot < MAX_OWNERS; slot++) {
             long word = word(slot);
             if (word != 0 && !isLive(slot) && claim(slot, word)) {
-                meta.compareAndSetLong(EXCLUSIVE_OFFSET, slot + 1, 0);
+                long exclusive = meta.getLongVolatile(EXCLUSIVE_OFFSET);
+                if ((int) exclusive == slot + 1 && exclusive != lockWord(slot)) {
+                    // The dead process held allocators out: let them back in.
+                    meta.compareAndSetLong(EXCLUSIVE_OFFSET, exclusive, 0);
+                }
                 return slot;
             }
         }
@@ -171,11 +196,8 @@ final class OwnerTable {
             if (holder == 0) {
                 return;
             }
-            if (backoff.checkLiveness()) {
-                int slot = (int) holder - 1;
-                if (slot < 0 || slot >= MAX_OWNERS || !isLive(slot)) {
-                    meta.compareAndSetLong(EXCLUSIVE_OFFSET, holder, 0);
-                }
+            if (backoff.checkLiveness() && !holderAlive(holder)) {
+                meta.compareAndSetLong(EXCLUSIVE_OFFSET, holder, 0);
             }
             backoff.idle();
         }
@@ -188,7 +210,7 @@ final class OwnerTable {
      * @param slot this pool's slot
      */
     void beginExclusive(int slot) {
-        meta.putLongVolatile(EXCLUSIVE_OFFSET, slot + 1);
+        meta.putLongVolatile(EXCLUSIVE_OFFSET, lockWord(slot));
         for (int s = 0; s < MAX_OWNERS; s++) {
             long word = word(s);
             if (word == 0) {

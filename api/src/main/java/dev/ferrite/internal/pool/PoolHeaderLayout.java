@@ -18,13 +18,15 @@ package dev.ferrite.internal.pool;
  *  128  OBTAINED_EXTENTS (int)          -- each mutable word alone on a 128-byte line
  *  256  FREE_HEAD (long: tag &lt;&lt; 32 | chunk id, id -1 = empty)
  *  384  USED_CHUNKS (long)
- *  512  META_LOCK (long owner word, 0 = free)
- *  640  EXCLUSIVE (long owner word, 0 = none): allocators stay out while set
+ *  512  META_LOCK (long lock word of the holder: generation &lt;&lt; 32 | slot + 1; 0 = free)
+ *  640  EXCLUSIVE (long lock word of a process holding allocators out; 0 = none)
  *  768  STATE (int: 0 clean, 1 open)  772 (zero)  776 RECOVERIES (long)
  * 4096  OWNER TABLE: MAX_OWNERS slots of OWNER_SLOT_SIZE bytes
- *         +0 OWNER_WORD (long: start second &lt;&lt; 32 | pid, 0 = free)
- *         +8 BUSY (int: 1 while in a lock-free free-list operation)
+ *         +0 OWNER_WORD (long identity: start ticks &lt;&lt; 32 | pid, 0 = free)
+ *         +8 BUSY (int: threads inside a lock-free free-list operation)
+ *        +12 GENERATION (int: claims of this slot so far)
  *        +16 ATTACHED_MILLIS (long)
+ *        +24 LIVENESS RECORD (32 bytes, {@link LivenessLayout})
  * 8192  end of header
  * </pre>
  *
@@ -78,9 +80,13 @@ public final class PoolHeaderLayout {
     public static final int FREE_HEAD_OFFSET = 256;
     /** long: chunks owned by segments or in flight. */
     public static final int USED_CHUNKS_OFFSET = 384;
-    /** long: owner word of the meta lock's holder, 0 when free. */
+    /**
+     * long: lock word of the meta lock's holder, {@code generation << 32 | (slot + 1)} with the
+     * generation of its owner slot, 0 when free. The generation tells a later holder of the same
+     * slot from the one that took the lock.
+     */
     public static final int META_LOCK_OFFSET = 512;
-    /** long: owner word of a process that holds allocators out (validation, recovery), 0 when none. */
+    /** long: lock word (as {@link #META_LOCK_OFFSET}) of a process that holds allocators out, 0 when none. */
     public static final int EXCLUSIVE_OFFSET = 640;
     /** int: {@link #STATE_CLEAN} or {@link #STATE_OPEN}. */
     public static final int STATE_OFFSET = 768;
@@ -98,10 +104,12 @@ public final class PoolHeaderLayout {
     public static final int OWNER_TABLE_OFFSET = 4096;
     /** Bytes per owner slot: one cache line, so processes' busy flags do not share one. */
     public static final int OWNER_SLOT_SIZE = 64;
-    /** long within a slot: {@code startSecond << 32 | pid}, 0 when the slot is free. */
+    /** long within a slot: the holder's identity word ({@code Liveness}), 0 when the slot is free. */
     public static final int OWNER_WORD = 0;
-    /** int within a slot: 1 while the process is inside a lock-free free-list operation. */
+    /** int within a slot: how many of the holder's threads are inside a lock-free free-list operation. */
     public static final int OWNER_BUSY = 8;
+    /** int within a slot: how many times the slot has been claimed; part of its lock words. */
+    public static final int OWNER_GENERATION = 12;
     /** long within a slot: when the process attached, ms since the epoch. */
     public static final int OWNER_ATTACHED_MILLIS = 16;
 
