@@ -28,8 +28,14 @@ import java.nio.ByteBuffer;
  *
  * <p><b>Threads.</b> Accesses from several threads are as safe as accesses to an array: plain
  * accesses are not ordered, the volatile/ordered/atomic ones are. {@link #retain()} and
- * {@link #close()} are thread-safe. Closing a handle while another thread still uses that same
- * handle is a race the caller must avoid.
+ * {@link #close()} are thread-safe. Closing a handle (or its pool) while another thread still uses
+ * that same handle: with checks on, every access that starts after {@code close()} returned throws
+ * {@link SegmentClosedException}; an access that had already passed its check runs to its end and
+ * never crashes the JVM (a pool closed while handles were open unmaps their memory only once they
+ * are garbage-collected), but if that was the last handle, the chunks may already belong to
+ * another segment, here or in another process, and such a late write lands there. With checks off,
+ * accesses after close are not refused at all. So a handle must not be closed while another thread
+ * uses it: give each thread its own handle ({@link #retain()}) and let each close its own.
  */
 public interface Segment extends AutoCloseable {
 

@@ -19,6 +19,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Supplier;
 
 /**
  * The pool every backend shares: a {@link PoolStore} (the pool file with its header, directory,
@@ -36,6 +38,12 @@ public final class MappedChunkPool implements ChunkPool {
     private final boolean leakDetection;
 
     private final Object lock = new Object();
+    /**
+     * Every operation that touches the pool's bookkeeping holds the read side; {@link #close()}
+     * takes the write side, so it waits for the operations in flight and later ones find the pool
+     * closed: nothing is unmapped under a running operation.
+     */
+    private final ReentrantReadWriteLock operations = new ReentrantReadWriteLock();
     private final Set<SegmentMemory> live = new HashSet<>();
     private final Map<Integer, SegmentMemory> openNamed = new HashMap<>();
     private volatile boolean closed;
@@ -127,8 +135,27 @@ public final class MappedChunkPool implements ChunkPool {
         return store;
     }
 
+    /**
+     * Runs an operation on the open pool.
+     *
+     * @throws FerriteException if the pool is closed, or closes before the operation starts
+     */
+    private <T> T operate(Supplier<T> operation) {
+        operations.readLock().lock();
+        try {
+            ensureOpen();
+            return operation.get();
+        } finally {
+            operations.readLock().unlock();
+        }
+    }
+
     @Override
     public Segment allocate(long bytes) {
+        return operate(() -> allocateUnnamed(bytes));
+    }
+
+    private Segment allocateUnnamed(long bytes) {
         ensureWritable();
         checkSize(bytes);
         int[] chunks = store.claim((int) geometry.chunksFor(bytes));
@@ -165,6 +192,10 @@ public final class MappedChunkPool implements ChunkPool {
 
     @Override
     public Segment allocate(String name, long bytes) {
+        return operate(() -> allocateNamed(name, bytes));
+    }
+
+    private Segment allocateNamed(String name, long bytes) {
         ensureWritable();
         checkSize(bytes);
         return store.withLock(() -> {
@@ -181,7 +212,10 @@ public final class MappedChunkPool implements ChunkPool {
 
     @Override
     public Optional<Segment> open(String name) {
-        ensureOpen();
+        return operate(() -> openNamed(name));
+    }
+
+    private Optional<Segment> openNamed(String name) {
         if (store.isReadOnly()) {
             PoolStore.Named named = store.openNamed(name);
             if (named == null) {
@@ -240,8 +274,22 @@ public final class MappedChunkPool implements ChunkPool {
         }
     }
 
-    /** The last handle on a segment in this process closed: give back or let go of its chunks. */
+    /**
+     * The last handle on a segment in this process closed: give back or let go of its chunks. A
+     * no-op once the pool is closed (closing gave everything back).
+     */
     void lastHandleClosed(SegmentMemory memory) {
+        operations.readLock().lock();
+        try {
+            if (!closed) {
+                giveBack(memory);
+            }
+        } finally {
+            operations.readLock().unlock();
+        }
+    }
+
+    private void giveBack(SegmentMemory memory) {
         if (memory.named() == null) {
             synchronized (lock) {
                 if (!live.remove(memory)) {
@@ -275,15 +323,18 @@ public final class MappedChunkPool implements ChunkPool {
 
     @Override
     public boolean delete(String name) {
-        ensureWritable();
-        return store.withLock(() -> store.deleteNamed(name));
+        return operate(() -> {
+            ensureWritable();
+            return store.withLock(() -> store.deleteNamed(name));
+        });
     }
 
     @Override
     public Set<String> segmentNames() {
-        ensureOpen();
-        List<String> names = store.isReadOnly() ? store.names() : store.withLock(store::names);
-        return Set.copyOf(new TreeSet<>(names));
+        return operate(() -> {
+            List<String> names = store.isReadOnly() ? store.names() : store.withLock(store::names);
+            return Set.copyOf(new TreeSet<>(names));
+        });
     }
 
     @Override
@@ -298,12 +349,12 @@ public final class MappedChunkPool implements ChunkPool {
 
     @Override
     public long freeChunks() {
-        return geometry.totalChunks - store.usedChunks();
+        return operate(() -> geometry.totalChunks - store.usedChunks());
     }
 
     @Override
     public long usedChunks() {
-        return store.usedChunks();
+        return operate(store::usedChunks);
     }
 
     @Override
@@ -313,16 +364,20 @@ public final class MappedChunkPool implements ChunkPool {
 
     @Override
     public void force() {
-        ensureOpen();
-        if (spec.kind() != PoolSpec.Kind.ANONYMOUS) {
-            store.force();
-        }
+        operate(() -> {
+            if (spec.kind() != PoolSpec.Kind.ANONYMOUS) {
+                store.force();
+            }
+            return null;
+        });
     }
 
     @Override
     public RecoveryReport recover() {
-        ensureWritable();
-        return store.recover();
+        return operate(() -> {
+            ensureWritable();
+            return store.recover();
+        });
     }
 
     @Override
@@ -342,6 +397,15 @@ public final class MappedChunkPool implements ChunkPool {
 
     @Override
     public void close() {
+        operations.writeLock().lock();
+        try {
+            closeNow();
+        } finally {
+            operations.writeLock().unlock();
+        }
+    }
+
+    private void closeNow() {
         List<SegmentMemory> mine;
         synchronized (lock) {
             if (closed) {
@@ -352,9 +416,10 @@ public final class MappedChunkPool implements ChunkPool {
             live.clear();
             openNamed.clear();
         }
+        boolean handlesWereOpen = false;
         try {
             for (SegmentMemory m : mine) {
-                m.invalidate();
+                handlesWereOpen |= m.invalidate();
             }
             if (!store.isReadOnly()) {
                 store.withLock(() -> {
@@ -370,7 +435,7 @@ public final class MappedChunkPool implements ChunkPool {
                 store.detach();
             }
         } finally {
-            poolAccess.release(store.mappings());
+            poolAccess.release(store.bookkeepingMappings(), store.extentMappings(), handlesWereOpen);
             store.closeFile();
         }
     }

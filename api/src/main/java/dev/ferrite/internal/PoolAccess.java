@@ -28,11 +28,16 @@ public interface PoolAccess {
     AbstractSegment newHandle(SegmentMemory memory);
 
     /**
-     * Lets go of the pool's memory as it closes: the backend's own mappings, and the extent
-     * mappings the pool's store made (unmapped now if the backend can, else left to the garbage
-     * collector). No handle is used afterwards.
+     * Lets go of the pool's memory as it closes, after every operation on the pool has finished
+     * and every handle was marked closed. The bookkeeping mappings are touched by nothing any
+     * more. The extents may still be: when {@code handlesWereOpen}, another thread may be in the
+     * middle of an access that passed its check before the close, so the backend must not unmap
+     * what such an access reaches until the handles are unreachable (leave it to the garbage
+     * collector); otherwise it may unmap at once.
      *
-     * @param storeMappings the mappings of the pool's file that the store made
+     * @param bookkeeping     the store's mappings of header, directory and chunk table
+     * @param extents         the store's mappings of data extents
+     * @param handlesWereOpen whether handles of the pool were still open when it closed
      */
-    void release(List<MappedByteBuffer> storeMappings);
+    void release(List<MappedByteBuffer> bookkeeping, List<MappedByteBuffer> extents, boolean handlesWereOpen);
 }

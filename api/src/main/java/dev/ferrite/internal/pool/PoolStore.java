@@ -542,9 +542,14 @@ public final class PoolStore {
         owners.detach(slot);
     }
 
-    /** @return every mapping made, for the backend to unmap */
-    public List<MappedByteBuffer> mappings() {
-        List<MappedByteBuffer> all = new ArrayList<>(meta.mappings());
+    /** @return the mappings of the header, directory and chunk table, for the backend to unmap */
+    public List<MappedByteBuffer> bookkeepingMappings() {
+        return meta.mappings();
+    }
+
+    /** @return the mappings of the data extents made so far, for the backend to unmap */
+    public List<MappedByteBuffer> extentMappings() {
+        List<MappedByteBuffer> all = new ArrayList<>();
         for (MappedByteBuffer m : extents) {
             if (m != null) {
                 all.add(m);

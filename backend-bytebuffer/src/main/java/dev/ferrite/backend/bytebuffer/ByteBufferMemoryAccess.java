@@ -55,7 +55,8 @@ public final class ByteBufferMemoryAccess implements MemoryAccess {
             }
 
             @Override
-            public void release(List<MappedByteBuffer> storeMappings) {
+            public void release(List<MappedByteBuffer> bookkeeping, List<MappedByteBuffer> extents,
+                    boolean handlesWereOpen) {
                 // Without Unsafe the JDK unmaps a buffer only when it is garbage-collected.
             }
         };

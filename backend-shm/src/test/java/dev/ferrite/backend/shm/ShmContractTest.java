@@ -3,6 +3,7 @@ package dev.ferrite.backend.shm;
 import dev.ferrite.Ferrite;
 import dev.ferrite.spi.MemoryBackend;
 import dev.ferrite.testkit.BulkContract;
+import dev.ferrite.testkit.CloseRaceContract;
 import dev.ferrite.testkit.ChunkPoolContract;
 import dev.ferrite.testkit.CorruptionContract;
 import dev.ferrite.testkit.LargeSegmentContract;
@@ -15,7 +16,7 @@ import dev.ferrite.testkit.SegmentAccessContract;
 
 /** The {@code shm} backend against the whole contract suite. */
 class ShmContractTest implements SegmentAccessContract, BulkContract, ChunkPoolContract, ModelPropertyContract,
-        LargeSegmentContract, LeakDetectionContract, PersistentPoolContract, CorruptionContract, MultiProcessContract, SafetyContract {
+        LargeSegmentContract, LeakDetectionContract, PersistentPoolContract, CorruptionContract, MultiProcessContract, SafetyContract, CloseRaceContract {
 
     @Override
     public MemoryBackend backend() {

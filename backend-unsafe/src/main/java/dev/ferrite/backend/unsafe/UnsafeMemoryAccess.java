@@ -52,10 +52,15 @@ public final class UnsafeMemoryAccess implements MemoryAccess {
             }
 
             @Override
-            public void release(List<MappedByteBuffer> storeMappings) {
-                for (MappedByteBuffer m : storeMappings) {
-                    UnsafeAccess.UNSAFE.invokeCleaner(m);
+            public void release(List<MappedByteBuffer> bookkeeping, List<MappedByteBuffer> extents,
+                    boolean handlesWereOpen) {
+                bookkeeping.forEach(UnsafeAccess.UNSAFE::invokeCleaner);
+                if (!handlesWereOpen) {
+                    extents.forEach(UnsafeAccess.UNSAFE::invokeCleaner);
                 }
+                // Else an access that passed its check just before the close may still be running:
+                // the extents stay mapped until the handles (which reach them through the pool)
+                // are garbage-collected, and the buffers' own cleaners unmap them.
             }
         };
     }

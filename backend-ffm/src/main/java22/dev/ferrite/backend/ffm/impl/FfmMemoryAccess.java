@@ -11,6 +11,7 @@ import dev.ferrite.internal.pool.PoolLayout;
 import dev.ferrite.internal.pool.PoolStore;
 import java.io.IOException;
 import java.lang.foreign.Arena;
+import java.lang.ref.Cleaner;
 import java.lang.foreign.MemorySegment;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
@@ -24,6 +25,8 @@ import java.util.List;
  * happens on an access path (see JDK-8335480; Lucene groups its mappings the same way).
  */
 public final class FfmMemoryAccess implements MemoryAccess {
+
+    private static final Cleaner CLEANER = Cleaner.create();
 
     /** The one instance; found by reflection from the Java 17 provider class. */
     public static final FfmMemoryAccess INSTANCE = new FfmMemoryAccess();
@@ -67,8 +70,17 @@ public final class FfmMemoryAccess implements MemoryAccess {
             }
 
             @Override
-            public void release(List<MappedByteBuffer> storeMappings) {
-                arena.close();
+            public void release(List<MappedByteBuffer> bookkeeping, List<MappedByteBuffer> extents,
+                    boolean handlesWereOpen) {
+                if (handlesWereOpen) {
+                    // An access that passed Ferrite's check just before the close may be running:
+                    // closing the arena now would make it fail with the JDK's IllegalStateException.
+                    // The handles reach this object through the pool; once they are unreachable,
+                    // the arena closes.
+                    CLEANER.register(this, arena::close);
+                } else {
+                    arena.close();
+                }
             }
         };
     }
@@ -107,7 +119,8 @@ public final class FfmMemoryAccess implements MemoryAccess {
             }
 
             @Override
-            public void release(List<MappedByteBuffer> storeMappings) {
+            public void release(List<MappedByteBuffer> bookkeeping, List<MappedByteBuffer> extents,
+                    boolean handlesWereOpen) {
                 // The store's read-only mappings are unmapped by the garbage collector.
             }
         };
