@@ -80,7 +80,8 @@ public final class MappedChunkPool implements ChunkPool {
             PoolStore store = PoolStore.create(file, PoolLayout.of(spec), spec.describe(), spec.initialSize());
             return new MappedChunkPool(spec, backend, access, store);
         } catch (RuntimeException | Error e) {
-            file.close();
+            // A pool that could not be made leaves no file behind (a full file system, say).
+            file.closeAndDelete();
             throw e;
         }
     }

@@ -1,12 +1,14 @@
 package dev.ferrite.internal;
 
 import dev.ferrite.FerriteException;
+import dev.ferrite.PoolExhaustedException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -29,14 +31,29 @@ public final class PoolFile implements AutoCloseable {
     private static final Path SHM_DIR = Path.of("/dev/shm");
     private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rw-------");
 
+    /** Reservations on RAM file systems are written in blocks of this many zero bytes. */
+    private static final int RESERVE_BLOCK = 1 << 20;
+    private static final Set<String> RAM_FILE_SYSTEMS = Set.of("tmpfs", "ramfs");
+
     private final Path path;
     private final FileChannel channel;
     private final boolean readOnly;
+    /** The file system holding the file, or null if it cannot be told. */
+    private final FileStore fileStore;
 
-    private PoolFile(Path path, FileChannel channel, boolean readOnly) {
+    private PoolFile(Path path, FileChannel channel, boolean readOnly, FileStore fileStore) {
         this.path = path;
         this.channel = channel;
         this.readOnly = readOnly;
+        this.fileStore = fileStore;
+    }
+
+    private static FileStore fileStoreOf(Path path) {
+        try {
+            return Files.getFileStore(path);
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
     }
 
     /**
@@ -58,7 +75,7 @@ public final class PoolFile implements AutoCloseable {
                     : new FileAttribute<?>[0];
             FileChannel ch = FileChannel.open(path, EnumSet.of(StandardOpenOption.CREATE_NEW,
                     StandardOpenOption.READ, StandardOpenOption.WRITE), attrs);
-            return new PoolFile(path, ch, false);
+            return new PoolFile(path, ch, false, fileStoreOf(path));
         } catch (FileAlreadyExistsException e) {
             throw new FerriteException("pool file " + path + " already exists; open it, or create with overwrite(true)", e);
         } catch (IOException | UnsupportedOperationException e) {
@@ -78,7 +95,7 @@ public final class PoolFile implements AutoCloseable {
         try {
             FileChannel ch = readOnly ? FileChannel.open(path, StandardOpenOption.READ)
                     : FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
-            return new PoolFile(path, ch, readOnly);
+            return new PoolFile(path, ch, readOnly, fileStoreOf(path));
         } catch (NoSuchFileException e) {
             throw new FerriteException("pool file " + path + " does not exist", e);
         } catch (java.nio.file.AccessDeniedException e) {
@@ -106,13 +123,14 @@ public final class PoolFile implements AutoCloseable {
                     ? Files.createTempFile(dir, "ferrite-anon-", ".pool", PosixFilePermissions.asFileAttribute(OWNER_ONLY))
                     : Files.createTempFile(dir, "ferrite-anon-", ".pool");
             FileChannel ch;
+            FileStore fileStore = fileStoreOf(tmp);
             try {
                 ch = FileChannel.open(tmp, StandardOpenOption.READ, StandardOpenOption.WRITE);
             } finally {
                 // Unlinked at once: the mappings keep the memory alive; nothing lingers after a crash.
                 Files.deleteIfExists(tmp);
             }
-            return new PoolFile(null, ch, false);
+            return new PoolFile(null, ch, false, fileStore);
         } catch (IOException e) {
             throw new FerriteException("cannot create memory for an anonymous pool in " + dir + ": " + e, e);
         }
@@ -168,6 +186,74 @@ public final class PoolFile implements AutoCloseable {
     }
 
     /**
+     * Makes sure the file system can hold {@code [offset, offset + bytes)} before anything touches
+     * it through a mapping, where a full file system would be a SIGBUS instead of an exception.
+     * On a RAM file system (tmpfs, where {@code /dev/shm} and anonymous pools live) the range is
+     * written with zeros through the channel, which reserves its pages: a full file system fails
+     * the write, and what was added to the file is cut off again. Elsewhere the file stays sparse
+     * (writing would cost the disk I/O sparse files exist to avoid, and Java 17 has no
+     * {@code fallocate}): the file system's usable space must cover the range. Call only for a
+     * range nothing uses yet.
+     *
+     * @param offset first byte
+     * @param bytes  bytes, at least 0
+     * @param what   what the range is for, for the message
+     * @throws PoolExhaustedException naming the file system and the bytes it lacks
+     */
+    public void reserve(long offset, long bytes, String what) {
+        if (readOnly || bytes <= 0 || fileStore == null) {
+            return;
+        }
+        if (RAM_FILE_SYSTEMS.contains(fileStore.type())) {
+            writeZeros(offset, bytes, what);
+            return;
+        }
+        long usable;
+        try {
+            usable = fileStore.getUsableSpace();
+        } catch (IOException e) {
+            return;
+        }
+        if (usable < bytes) {
+            throw new PoolExhaustedException(what + " of " + describe() + " needs " + bytes + " bytes, but the file system "
+                    + describeStore() + " has " + usable + " usable; it lacks " + (bytes - usable) + " bytes");
+        }
+    }
+
+    private void writeZeros(long offset, long bytes, String what) {
+        long lengthBefore = length();
+        ByteBuffer zeros = ByteBuffer.allocate((int) Math.min(RESERVE_BLOCK, bytes));
+        long done = 0;
+        try {
+            while (done < bytes) {
+                zeros.clear().limit((int) Math.min(zeros.capacity(), bytes - done));
+                done += channel.write(zeros, offset + done);
+            }
+        } catch (IOException e) {
+            try {
+                if (channel.size() > lengthBefore) {
+                    channel.truncate(lengthBefore);
+                }
+            } catch (IOException ignored) {
+                // The write already failed; that is what the caller hears about.
+            }
+            throw new PoolExhaustedException(what + " of " + describe() + " needs " + bytes + " bytes of RAM, but the "
+                    + "file system " + describeStore() + " is full after " + done + " of them; it lacks "
+                    + (bytes - done) + " bytes (" + e.getMessage() + ")", e);
+        }
+    }
+
+    private String describeStore() {
+        long total;
+        try {
+            total = fileStore.getTotalSpace();
+        } catch (IOException e) {
+            total = -1;
+        }
+        return fileStore + " (" + fileStore.type() + ", " + total + " bytes)";
+    }
+
+    /**
      * Reads from the file into a buffer, as much as it has room for or the file holds.
      *
      * @param dst    destination; filled from its position
@@ -205,6 +291,18 @@ public final class PoolFile implements AutoCloseable {
         } catch (IOException | OutOfMemoryError e) {
             throw new FerriteException("cannot map " + bytes + " bytes at offset " + offset + " of " + describe()
                     + ": " + e, e);
+        }
+    }
+
+    /** Closes the channel and deletes the file (for a pool that could not be created). */
+    public void closeAndDelete() {
+        close();
+        if (path != null) {
+            try {
+                Files.deleteIfExists(path);
+            } catch (IOException e) {
+                throw new FerriteException("cannot delete " + describe() + ": " + e, e);
+            }
         }
     }
 

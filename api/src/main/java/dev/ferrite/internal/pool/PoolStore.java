@@ -67,6 +67,7 @@ public final class PoolStore {
         if (create) {
             // The whole bookkeeping area exists from the start (sparse), so a pool that never
             // obtained an extent still reopens.
+            file.reserve(0, layout.dataOffset(), "the bookkeeping (header, directory, chunk table)");
             file.ensureLength(layout.dataOffset());
         }
         this.meta = new MetaRegion(file, layout);
@@ -264,6 +265,8 @@ public final class PoolStore {
             }
             // Grow the file first, then count the extent, then offer its chunks: a crash in
             // between leaves free chunks on no stack, which recovery puts back.
+            long start = layout.requiredLength(n);
+            file.reserve(start, layout.requiredLength(n + 1) - start, "extent " + n);
             file.ensureLength(layout.requiredLength(n + 1));
             int[] chain = ledger.linkExtent(n);
             ledger.setObtainedExtents(n + 1);
@@ -307,7 +310,19 @@ public final class PoolStore {
             } finally {
                 owners.exitBusy(slot);
             }
-            if (got < count && !grow(seen)) {
+            boolean grown = got == count;
+            if (!grown) {
+                try {
+                    grown = grow(seen);
+                } catch (RuntimeException | Error e) {
+                    // The file system could not hold a new extent: give back what was claimed.
+                    if (got > 0) {
+                        release(Arrays.copyOf(ids, got), owner);
+                    }
+                    throw e;
+                }
+            }
+            if (!grown) {
                 if (got > 0) {
                     release(Arrays.copyOf(ids, got), owner);
                 }

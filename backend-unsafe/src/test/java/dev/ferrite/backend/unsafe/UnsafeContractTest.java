@@ -6,6 +6,7 @@ import dev.ferrite.testkit.BulkContract;
 import dev.ferrite.testkit.CloseRaceContract;
 import dev.ferrite.testkit.ChunkPoolContract;
 import dev.ferrite.testkit.CorruptionContract;
+import dev.ferrite.testkit.FullFileSystemContract;
 import dev.ferrite.testkit.LargeSegmentContract;
 import dev.ferrite.testkit.LeakDetectionContract;
 import dev.ferrite.testkit.ModelPropertyContract;
@@ -16,7 +17,7 @@ import dev.ferrite.testkit.SegmentAccessContract;
 
 /** The {@code unsafe} backend against the whole contract suite. */
 class UnsafeContractTest implements SegmentAccessContract, BulkContract, ChunkPoolContract, ModelPropertyContract,
-        LargeSegmentContract, LeakDetectionContract, PersistentPoolContract, CorruptionContract, MultiProcessContract, SafetyContract, CloseRaceContract {
+        LargeSegmentContract, LeakDetectionContract, PersistentPoolContract, CorruptionContract, MultiProcessContract, SafetyContract, CloseRaceContract, FullFileSystemContract {
 
     @Override
     public MemoryBackend backend() {
