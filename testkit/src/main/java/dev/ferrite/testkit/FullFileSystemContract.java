@@ -32,8 +32,8 @@ public interface FullFileSystemContract extends BackendFixture {
     /** Chunk size of these tests. */
     long CHUNK = 64 * 1024;
 
-    private static Path mountSmallTmpfs(Path dir) throws IOException, InterruptedException {
-        Path mount = Files.createDirectories(dir.resolve("small-tmpfs"));
+    private static Path mountSmallTmpfs(Path dir, String name) throws IOException, InterruptedException {
+        Path mount = Files.createDirectories(dir.resolve(name));
         Process p = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=1m", "ferrite-full-test", mount.toString())
                 .redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
@@ -52,21 +52,24 @@ public interface FullFileSystemContract extends BackendFixture {
     default void aFullFileSystemIsAnExceptionAtAllocationAndWhatFitsWorks(PoolSpec.Kind kind, @TempDir Path dir)
             throws Exception {
         assumeTrue(backend().supports(kind), backend().name() + " does not make file pools");
-        Path mount = mountSmallTmpfs(dir);
+        Path mount = mountSmallTmpfs(dir, "tmpfs-a");
         try {
-            // One 64 MiB extent: far more than the file system holds.
+            // 8 MiB at once: far more than the file system holds.
             try (ChunkPool big = backend().createPool(PoolSpec.file(mount.resolve("big.pool")).chunkSize(CHUNK)
-                    .capacity(1024 * CHUNK).build())) {
+                    .capacity(1024 * CHUNK).maxNamedSegments(16).build())) {
                 PoolExhaustedException e = assertThrows(PoolExhaustedException.class, () -> big.allocate(8 << 20));
                 assertTrue(e.getMessage().contains("ferrite-full-test") && e.getMessage().contains("lacks"),
                         e.getMessage());
                 assertEquals(0, big.usedChunks(), "nothing stays allocated");
             }
-            Files.delete(mount.resolve("big.pool"));
-
-            // Extents of 4 chunks (256 KiB): some fit, the rest are refused.
+        } finally {
+            unmount(mount);
+        }
+        mount = mountSmallTmpfs(dir, "tmpfs-b");
+        try {
+            // Segments of 4 chunks (256 KiB): some fit, the rest are refused.
             try (ChunkPool pool = backend().createPool(PoolSpec.file(mount.resolve("small.pool")).chunkSize(CHUNK)
-                    .capacity(64 * CHUNK).extentSize(4 * CHUNK).build())) {
+                    .capacity(64 * CHUNK).extentSize(4 * CHUNK).maxNamedSegments(16).build())) {
                 List<Segment> fitted = new ArrayList<>();
                 PoolExhaustedException full = null;
                 for (int i = 0; i < 16 && full == null; i++) {
@@ -108,7 +111,7 @@ public interface FullFileSystemContract extends BackendFixture {
     @EnumSource(value = PoolSpec.Kind.class, names = {"FILE"})
     default void bookkeepingThatDoesNotFitIsRefusedAtCreation(PoolSpec.Kind kind, @TempDir Path dir) throws Exception {
         assumeTrue(backend().supports(kind), backend().name() + " does not make file pools");
-        Path mount = mountSmallTmpfs(dir);
+        Path mount = mountSmallTmpfs(dir, "tmpfs-c");
         try {
             Path file = mount.resolve("huge.pool");
             // 4 KiB chunks over 4 GiB: a chunk table of 8 MiB.

@@ -281,6 +281,21 @@ public interface PersistentPoolContract extends BackendFixture {
                     + "byte 0 of its second chunk");
             int head = (int) f.getLong(256);
             assertEquals(0, f.getInt((int) (table + 8L * head + 4)), "the free stack's head is free");
+            // Owner slot 0 (4096): this process, its identity word, one claim, its liveness record.
+            long identity = f.getLong(4096);
+            assertEquals(ProcessHandle.current().pid(), identity & 0xFFFFFFFFL, "pid in the identity word");
+            assertEquals(0, f.getInt(4096 + 8), "no thread inside a free-stack operation");
+            assertEquals(1, f.getInt(4096 + 12), "GENERATION: claimed once");
+            assertEquals(identity, f.getLong(4096 + 24), "the liveness record's OWNER");
+            if (Files.isSymbolicLink(Path.of("/proc/self/ns/pid"))) {
+                String ns = Files.readSymbolicLink(Path.of("/proc/self/ns/pid")).toString();
+                assertEquals(Long.parseLong(ns.substring(ns.indexOf('[') + 1, ns.indexOf(']'))), f.getLong(4096 + 32));
+                String stat = Files.readString(Path.of("/proc/self/stat"));
+                long ticks = Long.parseLong(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[19]);
+                assertEquals(ticks & 0xFFFFFFFFL, identity >>> 32, "start ticks in the identity word");
+            }
+            assertTrue(f.getLong(4096 + 48) != 0, "HEARTBEAT_NANOS");
+            assertEquals(0, f.getLong(512), "META_LOCK free");
         }
     }
 

@@ -21,6 +21,7 @@ package dev.ferrite.internal.pool;
  *  512  META_LOCK (long lock word of the holder: generation &lt;&lt; 32 | slot + 1; 0 = free)
  *  640  EXCLUSIVE (long lock word of a process holding allocators out; 0 = none)
  *  768  STATE (int: 0 clean, 1 open)  772 (zero)  776 RECOVERIES (long)
+ *  896  RESERVED (long: RESERVED_KNOWN | bytes of the data region whose blocks are reserved)
  * 4096  OWNER TABLE: MAX_OWNERS slots of OWNER_SLOT_SIZE bytes
  *         +0 OWNER_WORD (long identity: start ticks &lt;&lt; 32 | pid, 0 = free)
  *         +8 BUSY (int: threads inside a lock-free free-list operation)
@@ -92,6 +93,14 @@ public final class PoolHeaderLayout {
     public static final int STATE_OFFSET = 768;
     /** long: recoveries run on this pool, for information. */
     public static final int RECOVERIES_OFFSET = 776;
+    /**
+     * long: {@link #RESERVED_KNOWN} | how many bytes from the start of the data region have their
+     * file-system blocks reserved (chunks below it can be written without the file system running
+     * out); grows under the meta lock as chunks are first handed out.
+     */
+    public static final int RESERVED_OFFSET = 896;
+    /** High bit of {@link #RESERVED_OFFSET}: set by every pool that keeps the count (0 = a file made before). */
+    public static final long RESERVED_KNOWN = 1L << 63;
 
     /** No process has the pool open, and the last one closed it cleanly. */
     public static final int STATE_CLEAN = 0;

@@ -87,6 +87,9 @@ public final class PoolStore {
         }
         this.slot = attachSlot();
         this.stamp = owners.keepStamping(slot);
+        // A file made before the reserved count existed: never write over what it already handed out.
+        meta.compareAndSetLong(PoolHeaderLayout.RESERVED_OFFSET, 0, PoolHeaderLayout.RESERVED_KNOWN
+                | (layout.requiredLength(ledger.obtainedExtents()) - layout.dataOffset()));
         this.lock = new MetaLock(meta, owners, slot, inheritedSlot);
         RecoveryReport report;
         try {
@@ -144,6 +147,7 @@ public final class PoolStore {
         layout.writeGeometry(image, System.currentTimeMillis());
         image.putLong(FREE_HEAD_OFFSET, NIL & 0xFFFFFFFFL);
         image.putInt(STATE_OFFSET, STATE_OPEN);
+        image.putLong(PoolHeaderLayout.RESERVED_OFFSET, PoolHeaderLayout.RESERVED_KNOWN);
         // The magic goes last: a crash while creating leaves a file that is plainly not a pool.
         byte[] body = new byte[HEADER_SIZE - 8];
         image.get(8, body);
@@ -265,8 +269,6 @@ public final class PoolStore {
             }
             // Grow the file first, then count the extent, then offer its chunks: a crash in
             // between leaves free chunks on no stack, which recovery puts back.
-            long start = layout.requiredLength(n);
-            file.reserve(start, layout.requiredLength(n + 1) - start, "extent " + n);
             file.ensureLength(layout.requiredLength(n + 1));
             int[] chain = ledger.linkExtent(n);
             ledger.setObtainedExtents(n + 1);
@@ -315,7 +317,7 @@ public final class PoolStore {
                 try {
                     grown = grow(seen);
                 } catch (RuntimeException | Error e) {
-                    // The file system could not hold a new extent: give back what was claimed.
+                    // The file could not grow: give back what was claimed.
                     if (got > 0) {
                         release(Arrays.copyOf(ids, got), owner);
                     }
@@ -332,7 +334,45 @@ public final class PoolStore {
                         + geometry.capacity + " bytes) in " + where);
             }
         }
+        try {
+            reserveBlocks(ids);
+        } catch (RuntimeException | Error e) {
+            release(ids, owner);
+            throw e;
+        }
         return ids;
+    }
+
+    /**
+     * Before chunks reach their user: makes sure the file system holds their blocks, so a full
+     * file system is an exception here and never a SIGBUS on a write through the mapping. Chunks
+     * below the pool's reserved count are; the count moves up (under the meta lock) over the
+     * chunks first handed out. Nothing above the count is in any user's hands (every claimant
+     * reserves before it returns), so the reservation may write zeros over it.
+     */
+    private void reserveBlocks(int[] ids) {
+        long end = 0;
+        for (int id : ids) {
+            end = Math.max(end, ((long) id + 1) << geometry.chunkShift);
+        }
+        if (end <= reservedBytes()) {
+            return;
+        }
+        lock.lock();
+        try {
+            long reserved = reservedBytes();
+            if (end > reserved) {
+                file.reserve(layout.dataOffset() + reserved, end - reserved, "chunks [" + (reserved >> geometry.chunkShift)
+                        + ", " + (end >> geometry.chunkShift) + ")");
+                meta.putLongVolatile(PoolHeaderLayout.RESERVED_OFFSET, PoolHeaderLayout.RESERVED_KNOWN | end);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private long reservedBytes() {
+        return meta.getLongVolatile(PoolHeaderLayout.RESERVED_OFFSET) & ~PoolHeaderLayout.RESERVED_KNOWN;
     }
 
     /**
