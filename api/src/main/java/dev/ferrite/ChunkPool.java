@@ -8,7 +8,10 @@ import java.util.Set;
  * A pool of equal, power-of-two sized chunks from which {@link Segment}s of any size are
  * allocated. Memory is obtained lazily in extents (one mapping of at most 1 GiB, carved into
  * chunks) up to {@link #capacity()}; file pools are sparse, so capacity may far exceed RAM and
- * only touched chunks cost memory or disk.
+ * only chunks handed out cost memory or disk. Each chunk's blocks are reserved the first time it
+ * is handed out (zeros written on tmpfs, a usable-space check on other file systems), so a full
+ * file system makes {@code allocate} throw {@link PoolExhaustedException} rather than a later
+ * write fault.
  *
  * <p>File and shm pools are persistent and shared: the free list, the chunk chains and the
  * directory of named segments live in the file (see {@code docs/FORMAT.md}), so a closed pool
