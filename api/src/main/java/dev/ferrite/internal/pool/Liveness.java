@@ -61,14 +61,20 @@ public final class Liveness {
     /** Writes one value of shared memory (a pool's header mapping, a queue's segment). */
     @FunctionalInterface
     public interface LongWriter {
-        /** @param off byte offset @param value the value, stored at least with release order */
+        /**
+         * @param off   byte offset
+         * @param value the value, stored at least with release order
+         */
         void put(long off, long value);
     }
 
     /** Reads one value of shared memory. */
     @FunctionalInterface
     public interface LongReader {
-        /** @param off byte offset @return the value, volatile */
+        /**
+         * @param off byte offset
+         * @return the value, volatile
+         */
         long get(long off);
     }
 
