@@ -2,11 +2,11 @@ package dev.ferrite.backend.bytebuffer;
 
 import dev.ferrite.internal.AbstractSegment;
 import dev.ferrite.internal.ChunkTable;
+import dev.ferrite.internal.ExtentViews;
 import dev.ferrite.internal.MappedChunkPool;
 import dev.ferrite.internal.MemoryAccess;
 import dev.ferrite.internal.PoolAccess;
 import dev.ferrite.internal.SegmentMemory;
-import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.util.List;
@@ -27,26 +27,11 @@ public final class ByteBufferMemoryAccess implements MemoryAccess {
 
     @Override
     public PoolAccess open(MappedChunkPool pool) {
-        // One view per extent, so that chunks of one extent share their base object.
-        ByteBuffer[] views = new ByteBuffer[pool.geometry().extentCount];
+        ExtentViews views = new ExtentViews(pool, extent -> extent.duplicate().order(ByteOrder.LITTLE_ENDIAN));
         return new PoolAccess() {
             @Override
             public ChunkTable chunkTable(int[] chunks) {
-                long[] positions = new long[chunks.length];
-                Object[] bases = new Object[chunks.length];
-                for (int i = 0; i < chunks.length; i++) {
-                    positions[i] = pool.offsetInExtent(chunks[i]);
-                    bases[i] = view(chunks[i]);
-                }
-                return new ChunkTable(positions, bases, pool.chunkSize());
-            }
-
-            private synchronized ByteBuffer view(int chunk) {
-                int e = chunk >>> pool.geometry().chunksPerExtentShift;
-                if (views[e] == null) {
-                    views[e] = pool.extentOf(chunk).duplicate().order(ByteOrder.LITTLE_ENDIAN);
-                }
-                return views[e];
+                return views.chunkTable(chunks);
             }
 
             @Override

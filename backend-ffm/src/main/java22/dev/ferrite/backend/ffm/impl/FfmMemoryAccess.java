@@ -3,6 +3,7 @@ package dev.ferrite.backend.ffm.impl;
 import dev.ferrite.FerriteException;
 import dev.ferrite.internal.AbstractSegment;
 import dev.ferrite.internal.ChunkTable;
+import dev.ferrite.internal.ExtentViews;
 import dev.ferrite.internal.MappedChunkPool;
 import dev.ferrite.internal.MemoryAccess;
 import dev.ferrite.internal.PoolAccess;
@@ -92,25 +93,11 @@ public final class FfmMemoryAccess implements MemoryAccess {
      * share their base and contiguous segments stay direct).
      */
     private static PoolAccess readOnly(MappedChunkPool pool) {
-        MemorySegment[] views = new MemorySegment[pool.geometry().extentCount];
+        ExtentViews views = new ExtentViews(pool, MemorySegment::ofBuffer);
         return new PoolAccess() {
             @Override
             public ChunkTable chunkTable(int[] chunks) {
-                long[] positions = new long[chunks.length];
-                Object[] bases = new Object[chunks.length];
-                for (int i = 0; i < chunks.length; i++) {
-                    positions[i] = pool.offsetInExtent(chunks[i]);
-                    bases[i] = view(chunks[i]);
-                }
-                return new ChunkTable(positions, bases, pool.chunkSize());
-            }
-
-            private synchronized MemorySegment view(int chunk) {
-                int e = chunk >>> pool.geometry().chunksPerExtentShift;
-                if (views[e] == null) {
-                    views[e] = MemorySegment.ofBuffer(pool.extentOf(chunk));
-                }
-                return views[e];
+                return views.chunkTable(chunks);
             }
 
             @Override
