@@ -1,9 +1,16 @@
 package dev.ferrite.queue;
 
+import dev.ferrite.ChunkPool;
+import dev.ferrite.PoolSpec;
 import dev.ferrite.Segment;
+import dev.ferrite.internal.AbstractMemoryBackend;
 import dev.ferrite.internal.pool.Liveness;
 import dev.ferrite.internal.pool.LivenessLayout;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -18,18 +25,22 @@ import static dev.ferrite.queue.QueueLayout.SLOT_IDENTITY;
  */
 final class EndpointSlot {
 
-    /** Slots held by this process, as "queue#offset": the identity word alone cannot tell two
-     *  endpoints of one process apart. */
-    private static final Set<String> HELD = ConcurrentHashMap.newKeySet();
+    /**
+     * Slots held by this process: the identity word alone cannot tell two endpoints of one process
+     * apart. Keyed by where the queue is, not by how it was named: the pool file's device and
+     * inode (so {@code /d/q.pool} and {@code /d/./q.pool} are one queue), or the pool object of an
+     * anonymous pool (two anonymous pools are two queues), then the segment and the slot.
+     */
+    private static final Set<Object> HELD = ConcurrentHashMap.newKeySet();
 
     final Ring ring;
     final int offset;
     final long generation;
     final long livenessMillis;
-    private final String key;
+    private final Object key;
     private final long previousHolder;
 
-    private EndpointSlot(Ring ring, int offset, long generation, long livenessMillis, String key,
+    private EndpointSlot(Ring ring, int offset, long generation, long livenessMillis, Object key,
                          long previousHolder) {
         this.ring = ring;
         this.offset = offset;
@@ -45,7 +56,7 @@ final class EndpointSlot {
      * @return the slot, or null if a live endpoint holds it
      */
     static EndpointSlot tryTake(Ring ring, int offset, long livenessMillis) {
-        String key = ring.name + "#" + offset;
+        Object key = heldKey(ring, offset);
         long self = Liveness.self();
         Segment s = ring.segment;
         while (true) {
@@ -67,6 +78,22 @@ final class EndpointSlot {
             }
             HELD.remove(key);
         }
+    }
+
+    private static Object heldKey(Ring ring, int offset) {
+        ChunkPool pool = ring.segment.pool();
+        PoolSpec spec = pool.spec();
+        Path file = spec.kind() == PoolSpec.Kind.FILE ? spec.path()
+                : spec.kind() == PoolSpec.Kind.SHM ? AbstractMemoryBackend.shmPath(spec.shmName()) : null;
+        Object where = pool;
+        if (file != null) {
+            try {
+                where = Files.getAttribute(file, "unix:dev") + ":" + Files.getAttribute(file, "unix:ino");
+            } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+                where = file.toAbsolutePath().normalize().toString();
+            }
+        }
+        return List.of(where, String.valueOf(ring.segment.name()), offset);
     }
 
     /** @return the identity word of the process that held the slot before, 0 if it was free */

@@ -47,8 +47,10 @@ final class Ring {
         segment.putInt(RING_OFFSET_OFFSET, RING_OFFSET);
         segment.putInt(PRODUCER_SLOTS_OFFSET, PRODUCER_SLOTS);
         segment.putLong(CREATED_OFFSET, System.currentTimeMillis());
-        segment.putLong(MAGIC_OFFSET, MAGIC);
-        segment.putIntVolatile(GEOMETRY_CRC_OFFSET, geometryCrc(segment));
+        // The CRC covers the magic, which goes last, as in pool files: an opener that sees the
+        // magic sees a complete header.
+        segment.putIntVolatile(GEOMETRY_CRC_OFFSET, geometryCrc(segment, MAGIC));
+        segment.putLongVolatile(MAGIC_OFFSET, MAGIC);
         return attach(segment, name);
     }
 
@@ -72,7 +74,7 @@ final class Ring {
             throw corrupt(name, "format version " + version + " is not the supported version " + VERSION);
         }
         int crc = segment.getIntVolatile(GEOMETRY_CRC_OFFSET);
-        int expected = geometryCrc(segment);
+        int expected = geometryCrc(segment, magic);
         if (crc != expected) {
             throw corrupt(name, "header CRC-32C 0x" + Integer.toHexString(crc) + " does not match its bytes (0x"
                     + Integer.toHexString(expected) + ")");
@@ -107,10 +109,12 @@ final class Ring {
         }
     }
 
-    private static int geometryCrc(Segment segment) {
+    /** CRC-32C of the geometry bytes, with {@code magic} in the magic's place. */
+    private static int geometryCrc(Segment segment, long magic) {
         CRC32C crc = new CRC32C();
         byte[] bytes = new byte[GEOMETRY_BYTES];
         segment.copyTo(0, bytes, 0, GEOMETRY_BYTES);
+        java.nio.ByteBuffer.wrap(bytes).order(java.nio.ByteOrder.LITTLE_ENDIAN).putLong(MAGIC_OFFSET, magic);
         crc.update(bytes);
         return (int) crc.getValue();
     }
@@ -122,14 +126,27 @@ final class Ring {
      * record in between (or the producer may die there).
      */
     void checkPositions() {
+        // A running queue moves while it is read: the pair counts only if HEAD did not move
+        // while TAIL was read. HEAD and TAIL only grow, so a pair read across a move could look
+        // too far apart; one that never holds still is checked field by field only.
         long head = head();
         long tail = tail();
-        if (head < 0 || tail < 0 || Math.abs(tail - head) > capacity
+        boolean still = false;
+        for (int i = 0; i < STABLE_READS && !still; i++) {
+            long before = head;
+            tail = tail();
+            head = head();
+            still = head == before;
+        }
+        if (head < 0 || tail < 0 || (still && Math.abs(tail - head) > capacity)
                 || ((head | tail) & (RecordLayout.ALIGNMENT - 1)) != 0) {
             throw corrupt(name, "head " + head + " and tail " + tail + " must be non-negative, aligned to "
                     + RecordLayout.ALIGNMENT + " and at most the capacity " + capacity + " apart");
         }
     }
+
+    /** How many times {@link #checkPositions} reads the pair before it gives up on a still one. */
+    private static final int STABLE_READS = 10_000;
 
     static CorruptFileException corrupt(String name, String what) {
         return new CorruptFileException("queue " + name + ": " + what);

@@ -131,6 +131,10 @@ final class RingProducer implements Producer {
         // + ALIGNMENT: the header word after the claim is zeroed now, so it must be free as well.
         if (t + needed + RecordLayout.ALIGNMENT - headCache > capacity) {
             headCache = ring.head();
+            if (headCache > t) {
+                // This producer's own tail is the true tail: a head past it is damage, not motion.
+                throw Ring.corrupt(ring.name, "head " + headCache + " is past the tail " + t);
+            }
             if (t + needed + RecordLayout.ALIGNMENT - headCache > capacity) {
                 return -1;
             }
@@ -154,19 +158,30 @@ final class RingProducer implements Producer {
         long t;
         int toEnd;
         int needed;
-        do {
+        while (true) {
             t = segment.getLongVolatile(TAIL_OFFSET);
             toEnd = (int) (capacity - (t & mask));
             needed = bytes > toEnd ? toEnd + bytes : bytes;
-            long head = segment.getLong(HEAD_CACHE_OFFSET);
-            if (t + needed - head > capacity) {
+            // HEAD_CACHE is shared memory: a value past the tail is no head (damage, or a cache
+            // written after this producer read the tail); decide by HEAD itself then.
+            long head = segment.getLongVolatile(HEAD_CACHE_OFFSET);
+            if (head > t || t + needed - head > capacity) {
                 head = ring.head();
+                if (head > t) {
+                    if (segment.getLongVolatile(TAIL_OFFSET) == t) {
+                        throw Ring.corrupt(ring.name, "head " + head + " is past the tail " + t);
+                    }
+                    continue;
+                }
                 if (t + needed - head > capacity) {
                     return -1;
                 }
                 segment.putLongOrdered(HEAD_CACHE_OFFSET, head);
             }
-        } while (!segment.compareAndSetLong(TAIL_OFFSET, t, t + needed));
+            if (segment.compareAndSetLong(TAIL_OFFSET, t, t + needed)) {
+                break;
+            }
+        }
         if (needed != bytes) {
             segment.putLongOrdered(ring.offsetOf(t), header(toEnd, PADDING_TYPE));
             t += toEnd;
