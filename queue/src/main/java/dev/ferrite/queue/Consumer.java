@@ -93,7 +93,9 @@ public final class Consumer implements AutoCloseable {
     /**
      * Hands up to {@code limit} published messages to the handler, in place, then frees their
      * ring bytes with one update of the head. A message whose handler throws counts as consumed;
-     * the exception propagates after the messages before it are freed.
+     * the exception propagates after the messages before it are freed. Delivery is at least once:
+     * if this process dies during a poll, before the head update, the next consumer receives
+     * those messages again.
      *
      * @param handler receives each message
      * @param limit   most messages to deliver, at least 1
