@@ -133,7 +133,8 @@ public abstract class AbstractSegment extends SegmentPrimitives implements Segme
         }
     }
 
-    private static void checkArray(int arrayLength, int from, int count) {
+    /** Checked with checks on or off: {@code [from, from + count)} inside an array of that length. */
+    static void checkArray(int arrayLength, int from, int count) {
         try {
             Objects.checkFromIndexSize(from, count, arrayLength);
         } catch (IndexOutOfBoundsException e) {
@@ -558,11 +559,14 @@ public abstract class AbstractSegment extends SegmentPrimitives implements Segme
     @Override
     public final void fill(long off, long len, byte value) {
         checkRange(off, len, true);
+        // Straight from the chunk table: no region object (nor, on bytebuffer, a slice) per chunk.
         while (len > 0) {
-            ChunkRegion r = regionAt(off, len);
-            fillMemory(r.base, r.position, r.length(), value);
-            off += r.length();
-            len -= r.length();
+            int chunk = (int) (off >>> chunkShift);
+            int inChunk = (int) (off & chunkMask);
+            int n = (int) Math.min(len, chunkSize - inChunk);
+            fillMemory(bases[chunk], positions[chunk] + inChunk, n, value);
+            off += n;
+            len -= n;
         }
     }
 

@@ -74,12 +74,7 @@ final class ChunkRegion implements Region {
         } catch (IndexOutOfBoundsException e) {
             throw outside(off, len);
         }
-        try {
-            Objects.checkFromIndexSize(from, count, arrayLength);
-        } catch (IndexOutOfBoundsException e) {
-            throw new OutOfBoundsException("array range [" + from + ", " + from + " + " + count
-                    + ") is outside an array of length " + arrayLength);
-        }
+        AbstractSegment.checkArray(arrayLength, from, count);
     }
 
     private OutOfBoundsException outside(long off, long len) {
