@@ -165,11 +165,12 @@ public final class Consumer implements AutoCloseable {
      * @return true if the record was turned into padding (the caller reads it again)
      */
     private boolean skipBlocked(long h, long position, long at) {
+        long tail = 0;
         if (h == 0) {
             if (!ring.manyProducers) {
                 return false; // one producer publishes its tail only past published headers: empty
             }
-            long tail = ring.tail();
+            tail = ring.tail();
             segment.putLong(TAIL_CACHE_OFFSET, tail);
             if (tail <= position) {
                 return false;
@@ -186,7 +187,7 @@ public final class Consumer implements AutoCloseable {
             return false;
         }
         nextCheck = now + RECHECK_NANOS;
-        return h != 0 ? skipInProgress(h, position, at, now) : skipUnmarked(position, at, now);
+        return h != 0 ? skipInProgress(h, position, at, now) : skipUnmarked(position, at, tail, now);
     }
 
     private boolean skipInProgress(long h, long position, long at, long now) {
@@ -205,17 +206,30 @@ public final class Consumer implements AutoCloseable {
 
     /**
      * Many producers: the tail was claimed past the head but no header was written. The writer
-     * died between its CAS on the tail and its first store, or is a live thread paused in those
-     * few instructions; only when some producer's process is gone is the gap skipped, up to the
-     * next written word.
+     * died between its CAS on the tail and its first store, or is a live producer paused in those
+     * few instructions. Every producer names the position it claims from in its slot's CLAIM word
+     * before its CAS and keeps it there until its header is written (see
+     * {@link ManyToOneProducer}), so: if a producer whose process runs names this position, wait.
+     * Otherwise the claim here is a dead writer's, and only bytes proven to be its own are padded:
+     * up to the first of the next written word, the next position any producer names, the tail,
+     * the ring's end and the largest claim. A live writer's claim that follows is never covered.
+     * The reads go in that order (tail, CLAIM words, ring words): a CLAIM word read after a tail
+     * that includes the claim names its start until the header is written, and a header written
+     * after the CLAIM word moved on is seen by the scan.
      */
-    private boolean skipUnmarked(long position, long at, long now) {
-        if (!EndpointSlot.anyProducerDead(ring)) {
-            return false;
-        }
-        long tail = ring.tail();
+    private boolean skipUnmarked(long position, long at, long tail, long now) {
         long end = Math.min(tail, position + ring.maxClaim);
         end = Math.min(end, position + (capacity - (position & ring.mask)));
+        for (int i = 0; i < QueueLayout.PRODUCER_SLOTS; i++) {
+            int slotOffset = QueueLayout.producerSlot(i);
+            long claimed = segment.getLongVolatile(slotOffset + QueueLayout.SLOT_CLAIM);
+            if (claimed == position && EndpointSlot.holderMayRun(ring, slotOffset)) {
+                return false;
+            }
+            if (claimed > position) {
+                end = Math.min(end, claimed);
+            }
+        }
         long p = position + RecordLayout.ALIGNMENT;
         while (p < end && segment.getLongVolatile(ring.offsetOf(p)) == 0) {
             p += RecordLayout.ALIGNMENT;

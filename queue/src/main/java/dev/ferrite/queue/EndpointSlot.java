@@ -153,14 +153,11 @@ final class EndpointSlot {
         return Liveness.pid(ring.segment.getLongVolatile(QueueLayout.producerSlot(slot) + SLOT_IDENTITY));
     }
 
-    /** @return whether some producer slot is held by a process that no longer runs */
-    static boolean anyProducerDead(Ring ring) {
-        for (int i = 0; i < QueueLayout.PRODUCER_SLOTS; i++) {
-            long holder = ring.segment.getLongVolatile(QueueLayout.producerSlot(i) + SLOT_IDENTITY);
-            if (holder != 0 && !holderRuns(ring, QueueLayout.producerSlot(i))) {
-                return true;
-            }
-        }
-        return false;
+    /**
+     * @return whether the slot at an offset is held by a process that may still run (its
+     *         heartbeat's age aside: a paused process may resume)
+     */
+    static boolean holderMayRun(Ring ring, int offset) {
+        return holderRuns(ring, offset);
     }
 }

@@ -183,7 +183,7 @@ public final class IpcQueue implements AutoCloseable {
             EndpointSlot slot = EndpointSlot.tryTake(ring, QueueLayout.producerSlot(i), liveness);
             if (slot != null) {
                 try {
-                    RingProducer producer = new RingProducer(this, ring, slot, i, spec);
+                    RingProducer producer = RingProducer.of(this, ring, slot, i, spec);
                     Heartbeats.register(slot);
                     endpoints.add(producer);
                     return producer;

@@ -16,7 +16,7 @@ package dev.ferrite.queue;
  * 512 | tail cache: a recent tail, for the consumer                  |
  * 640 | consumer slot: identity | heartbeat | generation            |
  * 768 | producer slot 0 .. 63, 64 bytes each: identity | heartbeat |  |
- *     |   generation                                                 |
+ *     |   generation | liveness record | claim                         |
  *8192 +--------------------------------------------------------------+
  *     | ring: capacity bytes of records (see {@link RecordLayout})    |
  *     +--------------------------------------------------------------+
@@ -30,7 +30,7 @@ public final class QueueLayout {
     /** "FERRITEQ" read as a little-endian long. */
     public static final long MAGIC = 0x5145544952524546L;
     /** Format version this code writes and reads. */
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
 
     /** Offset of the magic (long). */
     public static final int MAGIC_OFFSET = 0;
@@ -98,6 +98,12 @@ public final class QueueLayout {
     public static final int SLOT_GENERATION = 16;
     /** Within a slot: the owner's liveness record ({@code LivenessLayout}, 32 bytes). */
     public static final int SLOT_LIVENESS = dev.ferrite.internal.pool.LivenessLayout.SLOT_OFFSET;
+    /**
+     * Within a producer slot of a many-producer queue: the position the holder last tried to
+     * claim from (long), stored before its CAS on the tail and kept until its next claim; -1 when
+     * it holds no claim attempt. Unused (0) with one producer and in the consumer slot.
+     */
+    public static final int SLOT_CLAIM = 56;
 
     /** Where the ring starts in the segment. */
     public static final int RING_OFFSET = 8192;

@@ -9,29 +9,17 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
 
-import static dev.ferrite.queue.QueueLayout.HEAD_CACHE_OFFSET;
-import static dev.ferrite.queue.QueueLayout.TAIL_OFFSET;
 import static dev.ferrite.queue.RecordLayout.HEADER_BYTES;
-import static dev.ferrite.queue.RecordLayout.PADDING_TYPE;
 import static dev.ferrite.queue.RecordLayout.aligned;
 import static dev.ferrite.queue.RecordLayout.header;
 
 /**
- * The producer of both queue kinds; they share the record format and differ only in how space
- * is claimed.
- *
- * <p>One producer ({@code many == false}): the tail is this object's own; a claim is a local
- * addition and the tail is published with an ordered store after the record's header. Invariant
- * the consumer relies on: the published tail never passes a record whose header is still 0. The
- * consumer does not zero what it consumed; instead this producer zeroes the header word just past
- * each claim before it publishes the claim, so the word the consumer reads next is 0 until a
- * record is published there. That word must be free too: a claim needs 8 bytes more room.
- *
- * <p>Many producers: space is claimed by CAS on the shared tail, so the tail runs ahead of
- * published records; each record is marked in progress (negative length and the writer's slot)
- * right after its claim, so the consumer can tell a slow writer from a dead one.
+ * What both producer kinds share: the record format, the checks, the offers and the claims. How
+ * ring space is claimed and when the tail becomes visible differ per protocol and live in one
+ * subclass each: {@link OneToOneProducer} (the tail is the producer's own) and
+ * {@link ManyToOneProducer} (the tail is claimed by CAS). Used by one thread at a time.
  */
-final class RingProducer implements Producer {
+abstract sealed class RingProducer implements Producer permits OneToOneProducer, ManyToOneProducer {
 
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class,
             ByteOrder.LITTLE_ENDIAN);
@@ -39,20 +27,19 @@ final class RingProducer implements Producer {
     private static final int SMALL_COPY = 64;
 
     private final IpcQueue queue;
-    private final Ring ring;
-    private final Segment segment;
-    private final EndpointSlot slot;
-    private final boolean many;
-    private final long capacity;
-    private final long mask;
+    final Ring ring;
+    final Segment segment;
+    final EndpointSlot slot;
+    final long capacity;
+    final long mask;
     private final int maxMessage;
     private final int owner;
     private final IdleStrategy idle;
     private final long livenessMillis;
     private final Claim claim;
     private final BatchClaim batchClaim;
-    private long tail;
-    private long headCache;
+    /** Position just past this producer's last claim. */
+    long tail;
     private boolean closed;
 
     RingProducer(IpcQueue queue, Ring ring, EndpointSlot slot, int slotIndex, QueueSpec spec) {
@@ -60,7 +47,6 @@ final class RingProducer implements Producer {
         this.ring = ring;
         this.segment = ring.segment;
         this.slot = slot;
-        this.many = ring.manyProducers;
         this.capacity = ring.capacity;
         this.mask = ring.mask;
         this.maxMessage = ring.maxMessage;
@@ -69,142 +55,44 @@ final class RingProducer implements Producer {
         this.livenessMillis = spec.livenessTimeout().toMillis();
         this.claim = new Claim(this, segment);
         this.batchClaim = new BatchClaim(this, segment);
-        this.headCache = ring.head();
         this.tail = ring.tail();
-        if (!many) {
-            takeOverTail(slot.previousHolder() != 0);
-        }
     }
 
-    /**
-     * A new single producer continues where the last one stopped. If that one died, the ring past
-     * the published tail may hold what it left: a record it published but whose tail store it did
-     * not reach (delivered: the tail moves past it), a claim it never committed (made padding),
-     * and bytes of records it had begun (zeroed: the word after the last published record must
-     * read 0, and a half-written batch may have left headers further on).
-     */
-    private void takeOverTail(boolean previousDied) {
-        long head = ring.head();
-        // The consumer may have consumed records published past the stored tail: start at the head.
-        long t = Math.max(ring.tail(), head);
-        while (t - head < capacity) {
-            long at = ring.offsetOf(t);
-            long h = segment.getLongVolatile(at);
-            if (h == 0) {
-                break;
-            }
-            if (RecordLayout.length(h) > 0) {
-                t += ring.checkPublished(h, t);
-            } else {
-                int bytes = ring.checkInProgress(h, t);
-                // The consumer may skip the same dead claim at the same moment: CAS, one wins.
-                if (segment.compareAndSetLong(at, h, header(bytes, PADDING_TYPE))) {
-                    t += bytes;
-                }
-            }
-        }
-        if (previousDied) {
-            // Free bytes may hold what the dead producer had begun (payload, batch headers). After
-            // a clean close the word at t is already 0: every claim zeroed the word after it.
-            ring.zero(t, head + capacity);
-        }
-        tail = t;
-        segment.putLongOrdered(TAIL_OFFSET, t);
+    /** @return a producer of the ring's kind, holding {@code slot} */
+    static RingProducer of(IpcQueue queue, Ring ring, EndpointSlot slot, int slotIndex, QueueSpec spec) {
+        return ring.manyProducers ? new ManyToOneProducer(queue, ring, slot, slotIndex, spec)
+                : new OneToOneProducer(queue, ring, slot, slotIndex, spec);
     }
 
-    // ---- space --------------------------------------------------------------------------------
+    // ---- the protocol -------------------------------------------------------------------------
 
     /**
      * Claims {@code bytes} contiguous ring bytes, first turning the ring's end into a padding
-     * record if they would wrap.
+     * record if they would wrap, and sets {@link #tail} past them.
      *
+     * @param bytes a multiple of 8, at most half the ring
      * @return queue position of the claimed bytes, or -1 if the ring has no room
      */
-    private long claim(int bytes) {
-        return many ? claimShared(bytes) : claimOwn(bytes);
-    }
+    abstract long claim(int bytes);
 
-    private long claimOwn(int bytes) {
-        long t = tail;
-        int toEnd = (int) (capacity - (t & mask));
-        int needed = bytes > toEnd ? toEnd + bytes : bytes;
-        // + ALIGNMENT: the header word after the claim is zeroed now, so it must be free as well.
-        if (t + needed + RecordLayout.ALIGNMENT - headCache > capacity) {
-            headCache = ring.head();
-            if (headCache > t) {
-                // This producer's own tail is the true tail: a head past it is damage, not motion.
-                throw Ring.corrupt(ring.name, "head " + headCache + " is past the tail " + t);
-            }
-            if (t + needed + RecordLayout.ALIGNMENT - headCache > capacity) {
-                return -1;
-            }
-            segment.putLongOrdered(HEAD_CACHE_OFFSET, headCache);
-        }
-        if (needed != bytes) {
-            // Padding to the end of the ring; the consumer skips it and reads the word at index 0
-            // next, which must read 0 until the record there is published: zero it first.
-            segment.putLong(ring.offsetOf(t + toEnd), 0L);
-            segment.putLongOrdered(ring.offsetOf(t), header(toEnd, PADDING_TYPE));
-            t += toEnd;
-        }
-        tail = t + bytes;
-        // The next header word may hold a record of the previous lap; zero it before the ordered
-        // store that publishes this claim makes the consumer read it.
-        segment.putLong(ring.offsetOf(tail), 0L);
-        return t;
-    }
+    /**
+     * Called after a claim whose bytes are copied in at once ({@code offer}, {@code offerBatch}),
+     * before the copy: the protocol marks it in progress if the consumer can see it before its
+     * header is written.
+     */
+    abstract void copyClaimed(long at, int reserved);
 
-    private long claimShared(int bytes) {
-        long t;
-        int toEnd;
-        int needed;
-        while (true) {
-            t = segment.getLongVolatile(TAIL_OFFSET);
-            toEnd = (int) (capacity - (t & mask));
-            needed = bytes > toEnd ? toEnd + bytes : bytes;
-            // HEAD_CACHE is shared memory: a value past the tail is no head (damage, or a cache
-            // written after this producer read the tail); decide by HEAD itself then.
-            long head = segment.getLongVolatile(HEAD_CACHE_OFFSET);
-            if (head > t || t + needed - head > capacity) {
-                head = ring.head();
-                if (head > t) {
-                    if (segment.getLongVolatile(TAIL_OFFSET) == t) {
-                        throw Ring.corrupt(ring.name, "head " + head + " is past the tail " + t);
-                    }
-                    continue;
-                }
-                if (t + needed - head > capacity) {
-                    return -1;
-                }
-                segment.putLongOrdered(HEAD_CACHE_OFFSET, head);
-            }
-            if (segment.compareAndSetLong(TAIL_OFFSET, t, t + needed)) {
-                break;
-            }
-        }
-        if (needed != bytes) {
-            segment.putLongOrdered(ring.offsetOf(t), header(toEnd, PADDING_TYPE));
-            t += toEnd;
-        }
-        tail = t + bytes;
-        return t;
-    }
+    /** Makes the tail visible to the consumer, if this protocol publishes it separately. */
+    abstract void publishTail();
 
     /** Marks a claimed record in progress, with this producer's slot, and publishes the tail. */
-    private void markInProgress(long at, int reserved) {
+    final void markInProgress(long at, int reserved) {
         segment.putLongOrdered(at, header(-reserved, owner));
         publishTail();
     }
 
-    /** One producer: make the tail visible. It never passes a record whose header is 0. */
-    private void publishTail() {
-        if (!many) {
-            segment.putLongOrdered(TAIL_OFFSET, tail);
-        }
-    }
-
     /**
-     * Claims room for one copied record; with many producers also marks it in progress.
+     * Claims room for one copied record.
      *
      * @return the record's segment offset, or -1 if the ring has no room
      */
@@ -214,9 +102,7 @@ final class RingProducer implements Producer {
             return -1;
         }
         long at = ring.offsetOf(position);
-        if (many) {
-            markInProgress(at, recordLength);
-        }
+        copyClaimed(at, recordLength);
         return at;
     }
 
@@ -227,7 +113,7 @@ final class RingProducer implements Producer {
     }
 
     /** Writes a record's final header (an ordered store: the payload before it is visible first). */
-    void publish(long at, long header) {
+    final void publish(long at, long header) {
         segment.putLongOrdered(at, header);
     }
 
@@ -358,9 +244,7 @@ final class RingProducer implements Producer {
             return false;
         }
         long first = ring.offsetOf(position);
-        if (many) {
-            markInProgress(first, (int) total);
-        }
+        copyClaimed(first, (int) total);
         long at = first + aligned(HEADER_BYTES + messages[from].length);
         for (int i = from + 1; i < from + count; i++) {
             byte[] m = messages[i];
@@ -454,9 +338,14 @@ final class RingProducer implements Producer {
             batchClaim.abort();
         }
         closed = true;
+        closing();
         Heartbeats.unregister(slot);
         slot.release();
         queue.endpointClosed(this);
+    }
+
+    /** Called once by {@link #close()} before the slot is given back. */
+    void closing() {
     }
 
     @Override

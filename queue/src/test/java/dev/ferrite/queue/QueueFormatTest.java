@@ -30,7 +30,7 @@ class QueueFormatTest {
             byte[] magic = new byte[8];
             s.copyTo(0, magic, 0, 8);
             assertEquals("FERRITEQ", new String(magic, StandardCharsets.US_ASCII));
-            assertEquals(1, s.getInt(8));
+            assertEquals(2, s.getInt(8));
             assertEquals(0, s.getInt(12));
             assertEquals(8192, s.getLong(16));
             assertEquals(100, s.getInt(24));
@@ -81,12 +81,15 @@ class QueueFormatTest {
         try (IpcQueue q = IpcQueue.create(spec); Producer p = q.producer(); Consumer c = q.consumer()) {
             Segment s = q.segment();
             assertEquals(1, s.getInt(12), "flags: many producers");
+            assertEquals(-1, s.getLong(768 + 56), "no claim attempt yet");
             Claim claim = p.tryClaim(8, 2);
+            assertEquals(0, s.getLong(768 + 56), "CLAIM: the position the producer claimed from");
             assertEquals(16, s.getLong(384), "tail claimed by CAS before anything is written");
             assertEquals(RecordLayout.header(-16, 1 << 6), s.getLong(8192), "in progress");
             claim.segment().putLong(claim.offset(), 42);
             claim.commit();
             p.offer(new byte[20], 0, 20, 0);
+            assertEquals(16, s.getLong(768 + 56), "CLAIM kept until the next claim");
             assertEquals(1, c.poll((seg, off, len, type) -> assertEquals(42, seg.getLong(off)), 1));
             assertEquals(16, s.getLong(128), "head");
             assertEquals(16, s.getLong(136), "pending head: zeroed up to here");

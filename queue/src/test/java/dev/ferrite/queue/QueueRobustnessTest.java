@@ -132,4 +132,84 @@ class QueueRobustnessTest {
             assertEquals(acknowledged, received);
         }
     }
+
+    /** An identity word no process has: pid 2^30 - 1 never exists with start time 12345. */
+    private static final long DEAD_PROCESS = 12345L << 32 | 0x3FFF_FFFFL;
+
+    /**
+     * A dead writer's unmarked claim is followed by a live writer's claim whose header is not yet
+     * written (it is between its CAS on the tail and its first store). The consumer pads the dead
+     * claim only, waits for the live one however long it takes, and delivers its message once it
+     * is written; then the producer goes on. The interleaving is built in the ring by hand, so it
+     * is the same on every run.
+     */
+    @org.junit.jupiter.api.Test
+    void skippingADeadWritersClaimNeverCoversALiveWritersClaim(@TempDir Path dir) throws Exception {
+        QueueSpec spec = QueueSpec.file(dir.resolve("skip.pool")).capacity(1 << 12).manyProducers(true)
+                .abandonTimeout(java.time.Duration.ofMillis(1)).build();
+        try (IpcQueue queue = IpcQueue.create(spec); Consumer consumer = queue.consumer();
+             Producer live = queue.producer()) {
+            var s = queue.segment();
+            int deadSlot = QueueLayout.producerSlot(5);
+            s.putLong(deadSlot + QueueLayout.SLOT_IDENTITY, DEAD_PROCESS);
+            s.putLong(deadSlot + QueueLayout.SLOT_CLAIM, 0);                 // the dead writer claimed [0, 64)
+            s.putLong(QueueLayout.producerSlot(0) + QueueLayout.SLOT_CLAIM, 64); // the live one [64, 80)
+            s.putLongVolatile(QueueLayout.TAIL_OFFSET, 80);
+            List<String> got = new ArrayList<>();
+            MessageHandler collect = (seg, off, len, type) -> {
+                byte[] b = new byte[len];
+                seg.copyTo(off, b, 0, len);
+                got.add(type + ":" + new String(b, java.nio.charset.StandardCharsets.UTF_8));
+            };
+            long until = System.nanoTime() + 200_000_000L;
+            while (System.nanoTime() < until) {
+                assertEquals(0, consumer.poll(collect, 10));
+                Thread.sleep(1);
+            }
+            assertEquals(64, consumer.position(), "the dead claim is skipped, the live one waited for");
+            assertEquals(List.of(new AbandonedRecord(0, 64, 0, consumer.abandonedRecords().get(0).waitedMillis())),
+                    consumer.abandonedRecords());
+            assertEquals(0, s.getLongVolatile(QueueLayout.RING_OFFSET + 64), "the live claim's header is untouched");
+
+            // The live writer resumes: payload, then its header.
+            s.copyFrom("hi".getBytes(java.nio.charset.StandardCharsets.UTF_8), 0, QueueLayout.RING_OFFSET + 72, 2);
+            s.putLongOrdered(QueueLayout.RING_OFFSET + 64, RecordLayout.header(10, 7));
+            assertTrue(live.offer("next".getBytes(java.nio.charset.StandardCharsets.UTF_8), 0, 4, 3));
+            while (consumer.poll(collect, 10) > 0) {
+                // drain
+            }
+            assertEquals(List.of("7:hi", "3:next"), got);
+            assertEquals(1, consumer.abandonedCount());
+        }
+    }
+
+    /**
+     * Dead writers whose slots were taken again (their CLAIM words are gone) left two unmarked
+     * claims before a published record: the consumer pads up to the record, never past it, and
+     * delivers it.
+     */
+    @org.junit.jupiter.api.Test
+    void deadClaimsWithForgottenClaimWordsArePaddedUpToTheNextRecord(@TempDir Path dir) throws Exception {
+        QueueSpec spec = QueueSpec.file(dir.resolve("skip2.pool")).capacity(1 << 12).manyProducers(true)
+                .abandonTimeout(java.time.Duration.ofMillis(1)).build();
+        try (IpcQueue queue = IpcQueue.create(spec); Consumer consumer = queue.consumer();
+             Producer live = queue.producer()) {
+            var s = queue.segment();
+            // [0, 32) and [32, 80) were claimed by writers that died; [80, 96) holds a record.
+            s.putLong(QueueLayout.RING_OFFSET + 88, 0x0102030405060708L);
+            s.putLongOrdered(QueueLayout.RING_OFFSET + 80, RecordLayout.header(16, 9));
+            s.putLongVolatile(QueueLayout.TAIL_OFFSET, 96);
+            List<Long> got = new ArrayList<>();
+            long until = System.nanoTime() + 5_000_000_000L;
+            while (got.isEmpty() && System.nanoTime() < until) {
+                consumer.poll((seg, off, len, type) -> got.add(seg.getLong(off)), 10);
+                Thread.sleep(1);
+            }
+            assertEquals(List.of(0x0102030405060708L), got);
+            assertEquals(96, consumer.position());
+            assertEquals(80, consumer.abandonedRecords().stream().mapToLong(AbandonedRecord::length).sum());
+            assertTrue(live.offer(new byte[] {1}));
+            assertEquals(1, consumer.poll((seg, off, len, type) -> got.add((long) seg.getByte(off)), 10));
+        }
+    }
 }

@@ -1,0 +1,109 @@
+package dev.ferrite.queue;
+
+import static dev.ferrite.queue.QueueLayout.HEAD_CACHE_OFFSET;
+import static dev.ferrite.queue.QueueLayout.TAIL_OFFSET;
+import static dev.ferrite.queue.RecordLayout.ALIGNMENT;
+import static dev.ferrite.queue.RecordLayout.PADDING_TYPE;
+import static dev.ferrite.queue.RecordLayout.header;
+
+/**
+ * The producer of a one-producer queue. Its invariants, all in this class:
+ * <ul>
+ *   <li>The tail is this producer's own: a claim is a local addition, and TAIL is published with
+ *       an ordered store after the header that makes the claim visible (the record's final header
+ *       for an offer, its in-progress header for a {@code tryClaim}). So TAIL never passes a
+ *       header that reads 0, and for the consumer a 0 header at HEAD means "empty".</li>
+ *   <li>The consumer zeroes nothing. Instead, before it publishes a claim, this producer zeroes
+ *       the header word just past it (and on a wrap the word at ring index 0), so the word the
+ *       consumer reads next is 0 until a record is published there. That word must be free too: a
+ *       claim needs 8 bytes more room than it takes.</li>
+ *   <li>A head past this producer's tail is damage, never motion: nobody else moves the tail.</li>
+ * </ul>
+ */
+final class OneToOneProducer extends RingProducer {
+
+    /** The last HEAD this producer read; the true head is at least this. */
+    private long headCache;
+
+    OneToOneProducer(IpcQueue queue, Ring ring, EndpointSlot slot, int slotIndex, QueueSpec spec) {
+        super(queue, ring, slot, slotIndex, spec);
+        this.headCache = ring.head();
+        takeOverTail(slot.previousHolder() != 0);
+    }
+
+    /**
+     * A new producer continues where the last one stopped. If that one died, the ring past the
+     * published tail may hold what it left: a record it published but whose tail store it did not
+     * reach (delivered: the tail moves past it), a claim it never committed (made padding), and
+     * bytes of records it had begun (zeroed: the word after the last published record must read
+     * 0, and a half-written batch may have left headers further on).
+     */
+    private void takeOverTail(boolean previousDied) {
+        long head = ring.head();
+        // The consumer may have consumed records published past the stored tail: start at the head.
+        long t = Math.max(ring.tail(), head);
+        while (t - head < capacity) {
+            long at = ring.offsetOf(t);
+            long h = segment.getLongVolatile(at);
+            if (h == 0) {
+                break;
+            }
+            if (RecordLayout.length(h) > 0) {
+                t += ring.checkPublished(h, t);
+            } else {
+                int bytes = ring.checkInProgress(h, t);
+                // The consumer may skip the same dead claim at the same moment: CAS, one wins.
+                if (segment.compareAndSetLong(at, h, header(bytes, PADDING_TYPE))) {
+                    t += bytes;
+                }
+            }
+        }
+        if (previousDied) {
+            // Free bytes may hold what the dead producer had begun (payload, batch headers). After
+            // a clean close the word at t is already 0: every claim zeroed the word after it.
+            ring.zero(t, head + capacity);
+        }
+        tail = t;
+        segment.putLongOrdered(TAIL_OFFSET, t);
+    }
+
+    @Override
+    long claim(int bytes) {
+        long t = tail;
+        int toEnd = (int) (capacity - (t & mask));
+        int needed = bytes > toEnd ? toEnd + bytes : bytes;
+        // + ALIGNMENT: the header word after the claim is zeroed now, so it must be free as well.
+        if (t + needed + ALIGNMENT - headCache > capacity) {
+            headCache = ring.head();
+            if (headCache > t) {
+                throw Ring.corrupt(ring.name, "head " + headCache + " is past the tail " + t);
+            }
+            if (t + needed + ALIGNMENT - headCache > capacity) {
+                return -1;
+            }
+            segment.putLongOrdered(HEAD_CACHE_OFFSET, headCache);
+        }
+        if (needed != bytes) {
+            // Padding to the end of the ring; the consumer skips it and reads the word at index 0
+            // next, which must read 0 until the record there is published: zero it first.
+            segment.putLong(ring.offsetOf(t + toEnd), 0L);
+            segment.putLongOrdered(ring.offsetOf(t), header(toEnd, PADDING_TYPE));
+            t += toEnd;
+        }
+        tail = t + bytes;
+        // The next header word may hold a record of the previous lap; zero it before the ordered
+        // store that publishes this claim makes the consumer read it.
+        segment.putLong(ring.offsetOf(tail), 0L);
+        return t;
+    }
+
+    /** Nothing to mark: the tail is published only after the record's header. */
+    @Override
+    void copyClaimed(long at, int reserved) {
+    }
+
+    @Override
+    void publishTail() {
+        segment.putLongOrdered(TAIL_OFFSET, tail);
+    }
+}
