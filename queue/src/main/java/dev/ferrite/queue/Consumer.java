@@ -155,7 +155,9 @@ public final class Consumer implements AutoCloseable {
         }
         segment.putLongOrdered(HEAD_OFFSET, end);
         head = end;
-        stallPosition = -1;
+        if (stallPosition != -1) {
+            stallPosition = -1;
+        }
     }
 
     /**

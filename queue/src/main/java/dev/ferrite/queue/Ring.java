@@ -24,6 +24,8 @@ final class Ring {
     final int maxMessage;
     /** Largest claim in bytes (a record or a batch of records): half the ring. */
     final long maxClaim;
+    /** Largest message record in bytes, header included. */
+    final int maxRecord;
     final boolean manyProducers;
 
     private Ring(Segment segment, String name, long capacity, int maxMessage, boolean manyProducers) {
@@ -33,6 +35,7 @@ final class Ring {
         this.mask = capacity - 1;
         this.maxMessage = maxMessage;
         this.maxClaim = maxRecordBytes(capacity);
+        this.maxRecord = RecordLayout.HEADER_BYTES + maxMessage;
         this.manyProducers = manyProducers;
     }
 
@@ -200,18 +203,26 @@ final class Ring {
      * @throws CorruptFileException if the record would leave the ring or break the limits
      */
     int checkPublished(long header, long position) {
+        // Small enough to inline into the consumer's loop: the message is built out of line.
         int length = RecordLayout.length(header);
         int type = RecordLayout.type(header);
+        long end = (position & mask) + RecordLayout.aligned(length);
+        if (type >= 0 ? length > RecordLayout.HEADER_BYTES && length <= maxRecord
+                : type == RecordLayout.PADDING_TYPE && length >= RecordLayout.HEADER_BYTES && length <= maxClaim) {
+            if (end <= capacity) {
+                return RecordLayout.aligned(length);
+            }
+        }
+        throw badRecord(length, type, position);
+    }
+
+    private CorruptFileException badRecord(int length, int type, long position) {
         long index = position & mask;
         int min = type == RecordLayout.PADDING_TYPE ? RecordLayout.HEADER_BYTES : RecordLayout.HEADER_BYTES + 1;
-        long max = type == RecordLayout.PADDING_TYPE ? maxClaim : RecordLayout.HEADER_BYTES + (long) maxMessage;
-        if (length < min || length > Math.max(max, 0) || index + RecordLayout.aligned(length) > capacity
-                || type < RecordLayout.PADDING_TYPE) {
-            throw corrupt(name, "record at position " + position + " has length " + length + " and type " + type
-                    + "; a record must be " + min + " to " + max + " bytes long, end inside the ring (capacity "
-                    + capacity + ", it starts at " + index + ") and have a type >= " + RecordLayout.PADDING_TYPE);
-        }
-        return RecordLayout.aligned(length);
+        long max = type == RecordLayout.PADDING_TYPE ? maxClaim : maxRecord;
+        return corrupt(name, "record at position " + position + " has length " + length + " and type " + type
+                + "; a record must be " + min + " to " + max + " bytes long, end inside the ring (capacity "
+                + capacity + ", it starts at " + index + ") and have a type >= " + RecordLayout.PADDING_TYPE);
     }
 
     /**

@@ -12,6 +12,11 @@ import sun.misc.Unsafe;
 final class UnsafeSegment extends AbstractSegment {
 
     private static final Unsafe U = UnsafeAccess.UNSAFE;
+    // Constants, not Unsafe.arrayBaseOffset(array.getClass()) per copy: that is a native call the
+    // JIT does not fold when the class is not a constant, and costs more than a 64-byte copy.
+    private static final long BYTES_BASE = U.arrayBaseOffset(byte[].class);
+    private static final long LONGS_BASE = U.arrayBaseOffset(long[].class);
+    private static final long DOUBLES_BASE = U.arrayBaseOffset(double[].class);
 
     UnsafeSegment(SegmentMemory memory) {
         super(memory);
@@ -120,15 +125,17 @@ final class UnsafeSegment extends AbstractSegment {
     @Override
     protected void copyToArray(Object base, long pos, Object array, int index, int count) {
         int shift = elementShift(array);
-        U.copyMemory(null, pos, array, U.arrayBaseOffset(array.getClass()) + ((long) index << shift),
-                (long) count << shift);
+        U.copyMemory(null, pos, array, arrayBase(array) + ((long) index << shift), (long) count << shift);
     }
 
     @Override
     protected void copyFromArray(Object array, int index, int count, Object base, long pos) {
         int shift = elementShift(array);
-        U.copyMemory(array, U.arrayBaseOffset(array.getClass()) + ((long) index << shift), null, pos,
-                (long) count << shift);
+        U.copyMemory(array, arrayBase(array) + ((long) index << shift), null, pos, (long) count << shift);
+    }
+
+    private static long arrayBase(Object array) {
+        return array instanceof byte[] ? BYTES_BASE : array instanceof long[] ? LONGS_BASE : DOUBLES_BASE;
     }
 
     @Override

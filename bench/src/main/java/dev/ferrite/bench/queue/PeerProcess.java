@@ -26,6 +26,10 @@ final class PeerProcess implements AutoCloseable {
         if (agronaChecksOff != null) {
             cmd.add("-Dagrona.disable.bounds.checks=" + agronaChecksOff); // the consumer runs like the producer
         }
+        String ferriteChecks = System.getProperty("ferrite.checks");
+        if (ferriteChecks != null) {
+            cmd.add("-Dferrite.checks=" + ferriteChecks);
+        }
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(QueuePeerMain.class.getName());

@@ -107,7 +107,7 @@ public class QueueThroughput {
         private final Consumer consumer;
         private final Thread thread;
         private volatile boolean running = true;
-        long sink;
+        final Sink sink = new Sink();
 
         LocalConsumer(Consumer consumer) {
             this.consumer = consumer;
@@ -118,7 +118,7 @@ public class QueueThroughput {
 
         @Override
         public void run() {
-            MessageHandler handler = (segment, offset, length, type) -> sink += segment.getLong(offset);
+            MessageHandler handler = (segment, offset, length, type) -> sink.add(segment.getLong(offset));
             while (running) {
                 if (consumer.poll(handler, 4096) == 0) {
                     Thread.onSpinWait();

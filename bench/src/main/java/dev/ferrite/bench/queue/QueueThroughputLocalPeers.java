@@ -47,7 +47,7 @@ public class QueueThroughputLocalPeers {
     private byte[] reference;
     private Thread thread;
     private volatile boolean running = true;
-    long sink;
+    final Sink sink = new Sink();
 
     /** Makes the queues and one consumer thread that drains all three. */
     @Setup(Level.Trial)
@@ -60,16 +60,16 @@ public class QueueThroughputLocalPeers {
         message = new UnsafeBuffer(new byte[messageSize]);
         reference = new byte[messageSize];
         thread = new Thread(() -> {
-            org.agrona.concurrent.MessageHandler h = (type, buffer, index, length) -> sink += buffer.getLong(index);
+            org.agrona.concurrent.MessageHandler h = (type, buffer, index, length) -> sink.add(buffer.getLong(index));
             while (running) {
                 int n = agrona.read(h, 4096);
                 byte[] m;
                 while ((m = spsc.poll()) != null) {
-                    sink += m[0];
+                    sink.add(m[0]);
                     n++;
                 }
                 while ((m = mpsc.poll()) != null) {
-                    sink += m[0];
+                    sink.add(m[0]);
                     n++;
                 }
                 if (n == 0) {

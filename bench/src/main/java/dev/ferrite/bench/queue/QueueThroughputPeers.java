@@ -44,7 +44,7 @@ public class QueueThroughputPeers {
     private Thread thread;
     private volatile boolean running = true;
     private PeerProcess process;
-    long sink;
+    final Sink sink = new Sink();
 
     /** Maps the ring and starts the consumer. */
     @Setup(Level.Trial)
@@ -55,7 +55,7 @@ public class QueueThroughputPeers {
         if (peer.equals("thread")) {
             OneToOneRingBuffer reader = new OneToOneRingBuffer(QueueRigs.agronaBuffer(file, false));
             thread = new Thread(() -> {
-                org.agrona.concurrent.MessageHandler h = (type, buffer, index, length) -> sink += buffer.getLong(index);
+                org.agrona.concurrent.MessageHandler h = (type, buffer, index, length) -> sink.add(buffer.getLong(index));
                 while (running) {
                     if (reader.read(h, 4096) == 0) {
                         Thread.onSpinWait();
