@@ -28,14 +28,19 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * Runs the cross-backend benchmarks and writes the report.
  *
  * <pre>
- * java -jar bench/target/ferrite-bench.jar [--full] [--out DIR] [JMH options...]
+ * java -jar bench/target/ferrite-bench.jar [--full | --smoke] [--out DIR] [--publish] [JMH options...]
  * </pre>
  *
  * <p>The quick profile (default) runs every benchmark in one fork with short iterations: about
- * six minutes on 2 cores. {@code --full} runs longer, in two forks, and adds a mix of signals larger
- * than 2^31 bytes. Other arguments go to JMH (e.g. {@code -p backend=ffm}, a benchmark regex,
- * {@code -prof gc}). Writes {@code results.json} (JMH JSON), {@code report.md} and
- * {@code report.html} to {@code DIR} (default {@code bench-results}) and prints their paths.
+ * 13 minutes on 2 cores. {@code --full} runs longer, in two forks, and adds a mix of signals larger
+ * than 2^31 bytes (about 50 minutes). {@code --smoke} runs one 100 ms iteration of each (a check
+ * that nothing rots, not a measurement). Other arguments go to JMH (e.g. {@code -p backend=ffm}, a
+ * benchmark regex, {@code -f 3}, {@code -prof gc}); JMH's {@code -l}, {@code -lp}, {@code -lprof}
+ * and {@code -lrf} list and exit. {@code --help} prints this and JMH's options. Writes
+ * {@code results.json} (JMH JSON), {@code report.md} and {@code report.html} to {@code DIR} (default
+ * {@code bench-results}) and prints their paths; {@code --publish} also writes the full tables to
+ * {@code docs/BENCHMARKS.md} and the summary into {@code README.md} between its
+ * {@code <!-- bench-summary -->} markers (run it from the repository's root).
  */
 public final class BenchMain {
 
@@ -57,7 +62,8 @@ public final class BenchMain {
      * @throws Exception if the run cannot start
      */
     public static void main(String[] args) throws Exception {
-        System.exit(run(args, System.out).isEmpty() ? 1 : 0);
+        boolean ran = !run(args, System.out).isEmpty();
+        System.exit(ran || onlyInforms(args) ? 0 : 1);
     }
 
     /**
@@ -74,9 +80,17 @@ public final class BenchMain {
             throws RunnerException, IOException, CommandLineOptionException {
         Profile profile = Profile.QUICK;
         Path dir = Path.of("bench-results");
+        boolean publish = false;
         List<String> jmhArgs = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
+                case "--help":
+                    out.println(USAGE);
+                    new CommandLineOptions().showHelp();
+                    return List.of();
+                case "--publish":
+                    publish = true;
+                    break;
                 case "--full":
                     profile = Profile.FULL;
                     break;
@@ -84,6 +98,9 @@ public final class BenchMain {
                     profile = Profile.SMOKE;
                     break;
                 case "--out":
+                    if (i + 1 == args.length) {
+                        throw new CommandLineOptionException("--out needs a directory");
+                    }
                     dir = Path.of(args[++i]);
                     break;
                 default:
@@ -94,6 +111,9 @@ public final class BenchMain {
         ChainedOptionsBuilder b = new OptionsBuilder().parent(user);
         if (user.getIncludes().isEmpty()) {
             b.include("dev\\.ferrite\\.bench\\..*");
+        }
+        if (listed(user, b, out)) {
+            return List.of();
         }
         applyProfile(profile, user, b);
         if (!user.getParameter("backend").hasValue()) {
@@ -117,7 +137,63 @@ public final class BenchMain {
         out.println("JMH results: " + json.toAbsolutePath());
         out.println("Report:      " + written.get(0).toAbsolutePath());
         out.println("Charts:      " + written.get(1).toAbsolutePath());
+        if (publish && !results.isEmpty()) {
+            for (Path p : Publication.write(report, profile.name().toLowerCase(Locale.ROOT), args, Path.of("."))) {
+                out.println("Published:   " + p.toAbsolutePath());
+            }
+        }
         return results;
+    }
+
+    /** @return whether the arguments ask for help or a list, which runs nothing and is no failure */
+    static boolean onlyInforms(String[] args) {
+        return List.of(args).stream().anyMatch(a -> List.of("--help", "-h", "-l", "-lp", "-lprof", "-lrf").contains(a));
+    }
+
+    static final String USAGE = String.join(System.lineSeparator(),
+            "Usage: java -jar bench/target/ferrite-bench.jar [--full | --smoke] [--out DIR] [--publish] [JMH options]",
+            "",
+            "Runs Ferrite's benchmarks on every available backend beside the libraries people use instead,",
+            "and writes DIR/results.json (JMH JSON), DIR/report.md and DIR/report.html (DIR: bench-results).",
+            "",
+            "  (default)   quick profile: 1 fork, 2 x 0.5 s warm-up, 5 x 0.5 s measurement; about 13 minutes on 2 cores",
+            "  --full      2 forks, 3 x 2 s warm-up, 5 x 2 s measurement, plus 2.25 GiB signals; about 50 minutes",
+            "  --smoke     1 fork, one 100 ms iteration, small sizes: checks that everything runs, measures nothing",
+            "  --out DIR   where the results go",
+            "  --publish   also write docs/BENCHMARKS.md and the summary in README.md (run from the repository root)",
+            "  --help      this, then JMH's options",
+            "",
+            "Every other argument goes to JMH: a benchmark regex (e.g. 'Mix' or 'QueueThroughput'), -p backend=ffm,",
+            "-f 3 -i 5 -r 1s, -prof gc; -l lists the benchmarks, -lp with their parameters, -lprof the profilers.",
+            "",
+            "JMH's options:");
+
+    /** Handles JMH's help and list options the way JMH's own launcher does; true if one was given. */
+    private static boolean listed(CommandLineOptions user, ChainedOptionsBuilder b, PrintStream out)
+            throws CommandLineOptionException, IOException {
+        if (user.shouldHelp()) {
+            out.println(USAGE);
+            user.showHelp();
+            return true;
+        }
+        if (user.shouldListProfilers()) {
+            user.listProfilers();
+            return true;
+        }
+        if (user.shouldListResultFormats()) {
+            user.listResultFormats();
+            return true;
+        }
+        if (user.shouldList() || user.shouldListWithParams()) {
+            Runner runner = new Runner(b.build());
+            if (user.shouldListWithParams()) {
+                runner.listWithParams(user);
+            } else {
+                runner.list();
+            }
+            return true;
+        }
+        return false;
     }
 
     private static void applyProfile(Profile profile, CommandLineOptions user, ChainedOptionsBuilder b) {

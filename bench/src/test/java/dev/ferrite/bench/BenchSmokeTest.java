@@ -56,6 +56,21 @@ class BenchSmokeTest {
         assertTrue(html.contains("<svg") && html.contains("</html>"), "self-contained page with charts");
         assertTrue(md.contains("**Agrona OneToOneRingBuffer.write** (baseline)"), md);
         assertTrue(md.contains("round trip p99"), md);
-        assertEquals(expected + sampled, Report.of(results, "test").rows().size());
+        Report report = Report.of(results, "test");
+        assertEquals(expected + sampled, report.rows().size());
+        String summary = report.summary();
+        for (String experiment : new String[] {"Mix (seed 000)", "1 KiB chunk store", "Queue throughput"}) {
+            assertTrue(summary.contains(experiment), experiment + " in the summary\n" + summary);
+        }
+        assertTrue(summary.contains("Agrona OneToOneRingBuffer.write, "), "the queue's baseline\n" + summary);
+        assertTrue(md.contains("median per item") && md.contains("spread"), md);
+
+        // --publish writes the page and the README's summary from this one report.
+        Path root = dir.resolve("repo");
+        Files.createDirectories(root);
+        Files.writeString(root.resolve("README.md"), "# x\n" + Publication.BEGIN + "\n" + Publication.END + "\n");
+        Publication.write(report, "smoke", new String[] {"--smoke"}, root);
+        assertTrue(Files.readString(root.resolve("README.md")).contains(summary));
+        assertTrue(Files.readString(root.resolve("docs/BENCHMARKS.md")).contains(report.markdown()));
     }
 }

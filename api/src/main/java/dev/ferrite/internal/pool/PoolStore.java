@@ -41,6 +41,8 @@ import java.util.function.Supplier;
  */
 public final class PoolStore {
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(PoolStore.class);
+
     private final PoolFile file;
     private final PoolLayout layout;
     private final PoolGeometry geometry;
@@ -107,6 +109,10 @@ public final class PoolStore {
             throw e;
         }
         this.openReport = report;
+        if (report.reclaimedChunks() > 0 || !report.notes().isEmpty()) {
+            LOG.warn("pool {} was not closed cleanly; recovered on open: {} chunks reclaimed; {}", where,
+                    report.reclaimedChunks(), String.join("; ", report.notes()));
+        }
         meta.putIntVolatile(STATE_OFFSET, STATE_OPEN);
     }
 

@@ -35,14 +35,20 @@ public final class Report {
      * @param entry   what it is
      * @param group   experiment, operation and sizes: rows compared with each other
      * @param backend the Ferrite backend, or "" for a peer
-     * @param score   JMH score
+     * @param score   JMH score (the mean of the samples)
      * @param error   JMH error (99.9% half-width), NaN if a single sample
      * @param unit    JMH unit
-     * @param perItem score per item, in the same time unit
-     * @param ratio   score divided by the group's baseline
+     * @param perItem median sample per item, in the same time unit (a percentile for latency rows)
+     * @param min     fastest sample per item
+     * @param max     slowest sample per item
+     * @param ratio   median per item divided by the group baseline's
      */
     public record Row(Entry entry, String group, String backend, double score, double error, String unit,
-                      double perItem, double ratio) {
+                      double perItem, double min, double max, double ratio) {
+
+        Row withRatio(double newRatio) {
+            return new Row(entry, group, backend, score, error, unit, perItem, min, max, newRatio);
+        }
     }
 
     private final List<Row> rows;
@@ -70,23 +76,24 @@ public final class Report {
                     Entry at = e.withOperation(e.operation() + String.format(Locale.ROOT, " p%.0f", percentile));
                     double score = primary.getStatistics().getPercentile(percentile);
                     groups.computeIfAbsent(groupOf(at, p), k -> new ArrayList<>()).add(new Row(at, groupOf(at, p),
-                            backend, score, Double.NaN, primary.getScoreUnit(), score, Double.NaN));
+                            backend, score, Double.NaN, primary.getScoreUnit(), score, Double.NaN, Double.NaN,
+                            Double.NaN));
                 }
                 continue;
             }
             long items = e.itemsParam() != null && p.getParamsKeys().contains(e.itemsParam())
                     ? Long.parseLong(p.getParam(e.itemsParam())) : e.itemsFixed();
+            var stats = primary.getStatistics();
             groups.computeIfAbsent(groupOf(e, p), k -> new ArrayList<>()).add(new Row(e, groupOf(e, p), backend,
-                    primary.getScore(), primary.getScoreError(), primary.getScoreUnit(), primary.getScore() / items,
-                    Double.NaN));
+                    primary.getScore(), primary.getScoreError(), primary.getScoreUnit(),
+                    stats.getPercentile(50) / items, stats.getMin() / items, stats.getMax() / items, Double.NaN));
         }
         List<Row> all = new ArrayList<>();
         for (List<Row> g : groups.values()) {
             double base = g.stream().filter(row -> row.entry().baseline()).mapToDouble(Row::perItem).findFirst()
                     .orElse(g.stream().mapToDouble(Row::perItem).min().orElse(Double.NaN));
             for (Row row : g) {
-                all.add(new Row(row.entry(), row.group(), row.backend(), row.score(), row.error(), row.unit(),
-                        row.perItem(), row.perItem() / base));
+                all.add(row.withRatio(row.perItem() / base));
             }
         }
         all.sort(Comparator.comparingInt((Row row) -> experimentRank(row.entry().experiment()))
@@ -148,19 +155,77 @@ public final class Report {
     public String markdown() {
         StringBuilder md = new StringBuilder();
         md.append("Environment: ").append(environment).append("\n\n");
-        md.append("Lower is faster. Ratio: time per item divided by the baseline's (`double[]`, raw ")
-                .append("`Unsafe.copyMemory`, the stream, or Agrona's `OneToOneRingBuffer`), or by the fastest where ")
-                .append("there is no baseline. ± is JMH's 99.9% error; latency percentiles (p50, p99) have none.\n\n");
-        md.append("| experiment | operation | variant | time per item | ± | ratio |\n");
-        md.append("|---|---|---|---:|---:|---:|\n");
+        md.append("Lower is faster. Time per item is the median of the measurement samples (all forks), the spread ")
+                .append("their fastest and slowest; the mean ± JMH's 99.9% error is beside it. Ratio: median time per ")
+                .append("item divided by the baseline's (`double[]`, raw `Unsafe.copyMemory`, the stream, or Agrona's ")
+                .append("`OneToOneRingBuffer`), or by the fastest where there is no baseline. Latency rows (p50, p99) ")
+                .append("are percentiles of all samples and have no spread.\n\n");
+        md.append("| experiment | operation | variant | median per item | spread | mean ± error | ratio |\n");
+        md.append("|---|---|---|---:|---:|---:|---:|\n");
         for (Row row : rows) {
-            String[] g = row.group().split(" \\| ", 3);
-            String op = g.length > 2 ? g[1] + " (" + g[2].replace(" | ", ", ") + ")" : g[1];
             double itemsPer = row.score() / row.perItem();
-            md.append("| ").append(row.entry().experiment()).append(" | ").append(op).append(" | ")
+            md.append("| ").append(row.entry().experiment()).append(" | ").append(operation(row)).append(" | ")
                     .append(row.entry().baseline() ? "**" + variant(row) + "** (baseline)" : variant(row)).append(" | ")
                     .append(fmt(row.perItem())).append(' ').append(perItemUnit(row)).append(" | ")
-                    .append(fmt(row.error() / itemsPer)).append(" | ").append(ratio(row.ratio())).append("x |\n");
+                    .append(Double.isNaN(row.min()) ? "–" : fmt(row.min()) + "–" + fmt(row.max())).append(" | ")
+                    .append(Double.isNaN(row.min()) ? "–" : fmt(row.score() / itemsPer) + " ± "
+                            + fmt(row.error() / itemsPer)).append(" | ")
+                    .append(ratio(row.ratio())).append("x |\n");
+        }
+        return md.toString();
+    }
+
+    private static String operation(Row row) {
+        String[] g = row.group().split(" \\| ", 3);
+        return g.length > 2 ? g[1] + " (" + g[2].replace(" | ", ", ") + ")" : g[1];
+    }
+
+    /**
+     * The few lines a reader sees first: one row per operation of each experiment at its first size
+     * (the queue at every message size up to 64 bytes), each Ferrite backend's ratio to the baseline
+     * and the best peer's.
+     *
+     * @return a small Markdown table under the environment line
+     */
+    public String summary() {
+        List<String> backends = rows.stream().map(Row::backend).filter(b -> !b.isEmpty()).distinct().sorted().toList();
+        Map<String, List<Row>> byGroup = new LinkedHashMap<>();
+        for (Row row : rows) {
+            byGroup.computeIfAbsent(row.group(), k -> new ArrayList<>()).add(row);
+        }
+        Map<String, String> firstSize = new LinkedHashMap<>();
+        StringBuilder md = new StringBuilder();
+        md.append("Median time per item as a ratio to the baseline (lower is faster); ")
+                .append(environment).append(".\n\n| experiment | operation | baseline |");
+        backends.forEach(b -> md.append(" Ferrite `").append(b).append("` |"));
+        md.append(" best peer |\n|---|---|---|");
+        backends.forEach(b -> md.append("---:|"));
+        md.append("---|\n");
+        for (Map.Entry<String, List<Row>> g : byGroup.entrySet()) {
+            List<Row> group = g.getValue();
+            Row any = group.get(0);
+            String[] parts = g.getKey().split(" \\| ", 3);
+            String sizes = parts.length > 2 ? parts[2] : "";
+            String opKey = parts[0] + " | " + parts[1];
+            boolean queue = any.entry().experiment().equals(Catalog.QUEUE) || any.entry().experiment().equals(Catalog.PING_PONG);
+            if (queue ? sizes.contains("messageSize=") && !sizes.matches(".*messageSize=(8|64)\\b.*")
+                    : !firstSize.computeIfAbsent(opKey, k -> sizes).equals(sizes)) {
+                continue;
+            }
+            Row base = group.stream().filter(r -> r.entry().baseline()).findFirst().orElse(null);
+            md.append("| ").append(any.entry().experiment()).append(" | ").append(operation(any)).append(" | ")
+                    .append(base == null ? "fastest" : base.entry().label() + ", " + fmt(base.perItem()) + " "
+                            + perItemUnit(base)).append(" |");
+            for (String b : backends) {
+                // The backend's best Ferrite variant in the group (checked, unless only unchecked ran).
+                double best = group.stream().filter(r -> r.backend().equals(b) && !r.entry().label().contains("checks off"))
+                        .mapToDouble(Row::ratio).min().orElse(Double.NaN);
+                md.append(' ').append(Double.isNaN(best) ? "–" : ratio(best) + "x").append(" |");
+            }
+            Row peer = group.stream().filter(r -> !r.entry().ferrite() && !r.entry().baseline())
+                    .min(Comparator.comparingDouble(Row::ratio)).orElse(null);
+            md.append(' ').append(peer == null ? "–" : peer.entry().label() + " " + ratio(peer.ratio()) + "x")
+                    .append(" |\n");
         }
         return md.toString();
     }
@@ -183,10 +248,12 @@ public final class Report {
         for (Map.Entry<String, List<Row>> g : byGroup.entrySet()) {
             h.append("<h2>").append(escape(g.getKey())).append("</h2>\n").append(chart(g.getValue()));
         }
-        h.append("<h2>All numbers</h2>\n<table><tr><th>variant</th><th>group</th><th>score</th><th>±</th>")
-                .append("<th>unit</th><th>ratio</th></tr>\n");
+        h.append("<h2>All numbers</h2>\n<table><tr><th>variant</th><th>group</th><th>median per item</th>")
+                .append("<th>spread</th><th>mean</th><th>±</th><th>unit</th><th>ratio</th></tr>\n");
         for (Row row : rows) {
             h.append("<tr><td>").append(escape(variant(row))).append("</td><td>").append(escape(row.group()))
+                    .append("</td><td>").append(fmt(row.perItem())).append("</td><td>")
+                    .append(Double.isNaN(row.min()) ? "–" : fmt(row.min()) + "–" + fmt(row.max()))
                     .append("</td><td>").append(fmt(row.score())).append("</td><td>").append(fmt(row.error()))
                     .append("</td><td>").append(escape(row.unit())).append("</td><td>").append(ratio(row.ratio()))
                     .append("x</td></tr>\n");

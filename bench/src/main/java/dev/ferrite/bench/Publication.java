@@ -1,0 +1,67 @@
+package dev.ferrite.bench;
+
+import dev.ferrite.bench.report.Report;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Writes a run's report where a reader of the repository finds it: the full tables as
+ * {@code docs/BENCHMARKS.md} and the summary into {@code README.md} between the lines
+ * {@value #BEGIN} and {@value #END}. Both come from the same {@link Report}, so the README's
+ * numbers and the full tables cannot disagree.
+ */
+final class Publication {
+
+    /** The line before the README's summary. */
+    static final String BEGIN = "<!-- bench-summary:begin (written by the bench's --publish) -->";
+    /** The line after the README's summary. */
+    static final String END = "<!-- bench-summary:end -->";
+
+    private Publication() {
+    }
+
+    /**
+     * @param report  the run's report
+     * @param profile the profile it ran with
+     * @param args    the bench's command line, quoted in the page
+     * @param root    the repository root (holds {@code README.md} and {@code docs/})
+     * @return the files written
+     * @throws IOException if a file cannot be read or written, or the README lacks the markers
+     */
+    static List<Path> write(Report report, String profile, String[] args, Path root) throws IOException {
+        Path readme = root.resolve("README.md");
+        String text = Files.readString(readme, StandardCharsets.UTF_8);
+        String updated = withSummary(text, report.summary());
+        Path page = root.resolve("docs").resolve("BENCHMARKS.md");
+        Files.createDirectories(page.getParent());
+        Files.writeString(page, page(report, profile, args), StandardCharsets.UTF_8);
+        Files.writeString(readme, updated, StandardCharsets.UTF_8);
+        return List.of(page, readme);
+    }
+
+    /**
+     * @return {@code readme} with the text between the markers replaced by {@code summary}
+     * @throws IOException if the markers are missing or out of order
+     */
+    static String withSummary(String readme, String summary) throws IOException {
+        int begin = readme.indexOf(BEGIN);
+        int end = readme.indexOf(END);
+        if (begin < 0 || end < begin) {
+            throw new IOException("README.md must hold the lines " + BEGIN + " and, after it, " + END
+                    + " around the benchmark summary");
+        }
+        return readme.substring(0, begin + BEGIN.length()) + "\n" + summary + readme.substring(end);
+    }
+
+    static String page(Report report, String profile, String[] args) {
+        return "# Ferrite benchmarks\n\n"
+                + "Written by the bench (`java -jar bench/target/ferrite-bench.jar " + String.join(" ", args)
+                + "`, " + profile + " profile): do not edit by hand; run the bench with `--publish` again. "
+                + "Every group compares Ferrite's backends with the libraries people use instead on one of the seed "
+                + "experiments; `bench-results/report.html` of the same run draws each group as a bar chart.\n\n"
+                + report.markdown();
+    }
+}

@@ -1,0 +1,68 @@
+package dev.ferrite.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The runner's own options and JMH's help and list options: they answer and run nothing. */
+class BenchCommandLineTest {
+
+    private static String run(Path dir, String... args) throws Exception {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        PrintStream previous = System.out;
+        try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
+            System.setOut(out); // JMH prints its help and lists to System.out
+            String[] all = new String[args.length + 2];
+            System.arraycopy(args, 0, all, 0, args.length);
+            all[args.length] = "--out";
+            all[args.length + 1] = dir.toString();
+            assertTrue(BenchMain.run(all, out).isEmpty(), "nothing ran");
+        } finally {
+            System.setOut(previous);
+        }
+        assertTrue(!dir.resolve("results.json").toFile().exists(), "no results written");
+        return bytes.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void helpPrintsTheRunnersOptionsThenJmhs(@TempDir Path dir) throws Exception {
+        for (String help : new String[] {"--help", "-h"}) {
+            String text = run(dir, help);
+            assertTrue(text.startsWith("Usage: java -jar bench/target/ferrite-bench.jar"), text);
+            assertTrue(text.contains("--publish") && text.contains("--smoke") && text.contains("about 13 minutes"), text);
+            assertTrue(text.contains("-wi <int>"), "JMH's own options follow:\n" + text);
+        }
+    }
+
+    @Test
+    void listOptionsListAndRunNothing(@TempDir Path dir) throws Exception {
+        String list = run(dir, "-l");
+        assertTrue(list.contains("dev.ferrite.bench.queue.QueueThroughput.offer"), list);
+        assertTrue(list.contains("dev.ferrite.bench.Mix.perChunk"), list);
+        String withParams = run(dir, "-lp", "Mix\\.perChunk");
+        assertTrue(withParams.contains("param \"size\""), withParams);
+        assertTrue(run(dir, "-lprof").contains("gc"));
+    }
+
+    @Test
+    void aMissingOutDirectoryIsAClearError() {
+        Exception e = assertThrows(Exception.class, () -> BenchMain.run(new String[] {"--out"}, System.out));
+        assertTrue(e.getMessage().contains("--out needs a directory"), e.getMessage());
+    }
+
+    @Test
+    void theReadmeSummaryIsReplacedBetweenItsMarkersOnly() throws IOException {
+        String readme = "intro\n" + Publication.BEGIN + "\nold table\n" + Publication.END + "\nrest\n";
+        assertEquals("intro\n" + Publication.BEGIN + "\nnew\n" + Publication.END + "\nrest\n",
+                Publication.withSummary(readme, "new\n"));
+        assertThrows(IOException.class, () -> Publication.withSummary("no markers", "new\n"));
+    }
+}

@@ -1,0 +1,144 @@
+package dev.ferrite.docs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import javax.tools.JavaCompiler;
+import javax.tools.JavaFileObject;
+import javax.tools.StandardJavaFileManager;
+import javax.tools.ToolProvider;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Every Java block of README.md, as written there: compiled against the built modules (for Java
+ * 17), then run in README order, each in a JVM of its own started with no flags (as a user starts
+ * it), all in one working directory. A {@code text} block right after a Java block is what that
+ * program must print. The programs must print no JVM or SLF4J warning and must leave nothing behind:
+ * no file in the working directory, nothing of theirs in {@code /dev/shm}.
+ */
+class ReadmeExamplesTest {
+
+    private static final Pattern CLASS = Pattern.compile("public class (\\w+)");
+
+    /** One Java block and what it must print, or null if the README does not say. */
+    record Example(String className, String source, String expectedOutput) {
+    }
+
+    @Test
+    void everyJavaBlockOfTheReadmeCompilesAndRunsAsWritten(@TempDir Path build, @TempDir Path work) throws Exception {
+        List<Example> examples = examples(Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8));
+        assertTrue(examples.size() >= 5, "the README shows an example per module: " + examples.size() + " found");
+        compile(examples, build);
+        List<String> shmBefore = shmFiles();
+        for (Example example : examples) {
+            run(example, build, work);
+        }
+        try (Stream<Path> left = Files.list(work)) {
+            assertEquals(List.of(), left.toList(), "the examples delete what they create");
+        }
+        assertEquals(shmBefore, shmFiles(), "the examples delete their shm pools and queues");
+    }
+
+    /** Splits a Markdown text into its {@code java} blocks, each with the {@code text} block after it. */
+    static List<Example> examples(String markdown) {
+        List<String> lines = markdown.lines().toList();
+        List<Example> found = new ArrayList<>();
+        for (int i = 0; i < lines.size(); i++) {
+            if (!lines.get(i).strip().equals("```java")) {
+                continue;
+            }
+            StringBuilder source = new StringBuilder();
+            int j = i + 1;
+            for (; !lines.get(j).strip().equals("```"); j++) {
+                source.append(lines.get(j)).append('\n');
+            }
+            int k = j + 1;
+            while (k < lines.size() && lines.get(k).isBlank()) {
+                k++;
+            }
+            String output = null;
+            if (k < lines.size() && lines.get(k).strip().equals("```text")) {
+                StringBuilder out = new StringBuilder();
+                for (k++; !lines.get(k).strip().equals("```"); k++) {
+                    out.append(lines.get(k)).append('\n');
+                }
+                output = out.toString();
+            }
+            Matcher m = CLASS.matcher(source);
+            assertTrue(m.find(), "a README Java block must be a whole program with a public class:\n" + source);
+            found.add(new Example(m.group(1), source.toString(), output));
+            i = j;
+        }
+        return found;
+    }
+
+    private static void compile(List<Example> examples, Path build) throws IOException {
+        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+        List<File> files = new ArrayList<>();
+        for (Example e : examples) {
+            Path file = build.resolve(e.className() + ".java");
+            Files.writeString(file, e.source(), StandardCharsets.UTF_8);
+            files.add(file.toFile());
+        }
+        StringWriter diagnostics = new StringWriter();
+        try (StandardJavaFileManager fm = javac.getStandardFileManager(null, null, StandardCharsets.UTF_8)) {
+            Iterable<? extends JavaFileObject> units = fm.getJavaFileObjectsFromFiles(files);
+            List<String> options = List.of("--release", "17", "-Xlint:all", "-Werror", "-d", build.toString(),
+                    "-classpath", System.getProperty("java.class.path"));
+            boolean ok = javac.getTask(diagnostics, fm, null, options, null, units).call();
+            assertTrue(ok, "the README's examples compile:\n" + diagnostics);
+        }
+    }
+
+    private static void run(Example example, Path build, Path work) throws Exception {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        String classPath = build + File.pathSeparator + System.getProperty("java.class.path");
+        ProcessBuilder pb = new ProcessBuilder(java, "-cp", classPath, example.className()).directory(work.toFile());
+        pb.environment().remove("JAVA_TOOL_OPTIONS");
+        pb.environment().remove("JDK_JAVA_OPTIONS");
+        pb.redirectOutput(work.resolveSibling(work.getFileName() + "-" + example.className() + ".out").toFile());
+        pb.redirectError(work.resolveSibling(work.getFileName() + "-" + example.className() + ".err").toFile());
+        Process p = pb.start();
+        boolean done = p.waitFor(120, TimeUnit.SECONDS);
+        if (!done) {
+            p.destroyForcibly();
+        }
+        Path outFile = work.resolveSibling(work.getFileName() + "-" + example.className() + ".out");
+        Path errFile = work.resolveSibling(work.getFileName() + "-" + example.className() + ".err");
+        String out = Files.readString(outFile, StandardCharsets.UTF_8);
+        String err = Files.readString(errFile, StandardCharsets.UTF_8);
+        Files.delete(outFile);
+        Files.delete(errFile);
+        assertTrue(done, example.className() + " finishes within 120 s");
+        assertEquals(0, p.exitValue(), example.className() + " exits normally; stderr:\n" + err);
+        assertFalse(err.contains("WARNING"), example.className() + " makes the JVM print no warning:\n" + err);
+        assertFalse(err.contains("SLF4J"), example.className() + " has a logging provider:\n" + err);
+        if (example.expectedOutput() != null) {
+            assertEquals(example.expectedOutput(), out, example.className() + " prints what the README says");
+        }
+    }
+
+    private static List<String> shmFiles() throws IOException {
+        Path shm = Path.of("/dev/shm");
+        if (!Files.isDirectory(shm)) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.list(shm)) {
+            return files.map(f -> f.getFileName().toString()).filter(n -> n.startsWith("ferrite-")).sorted().toList();
+        }
+    }
+}
