@@ -324,6 +324,45 @@ public interface Segment extends AutoCloseable {
      */
     void fill(long off, long len, byte value);
 
+    /**
+     * Hashes bytes in place, without copying them to the heap: XXH64 with seed 0, the same value
+     * on every backend, JDK and process, and the same as over the same bytes in a {@code byte[]}.
+     * Checked with checks on or off.
+     *
+     * @param off first byte
+     * @param len bytes, at least 0
+     * @return the 64-bit hash
+     * @throws OutOfBoundsException   if the range is outside the segment
+     * @throws SegmentClosedException if this handle or its pool is closed
+     */
+    long hash64(long off, long len);
+
+    /**
+     * Compares bytes in place with an array's, without copying them.
+     *
+     * @param off      first byte in this segment
+     * @param other    the array
+     * @param otherOff first byte in the array
+     * @param len      bytes compared, at least 0
+     * @return the index (from 0) of the first byte that differs, or -1 if all {@code len} are equal
+     * @throws OutOfBoundsException   if a range is outside the segment or the array
+     * @throws SegmentClosedException if this handle or its pool is closed
+     */
+    long mismatch(long off, byte[] other, int otherOff, int len);
+
+    /**
+     * Compares bytes in place with another segment's (or this one's), without copying them.
+     *
+     * @param off      first byte in this segment
+     * @param other    the other segment
+     * @param otherOff first byte in it
+     * @param len      bytes compared, at least 0
+     * @return the index (from 0) of the first byte that differs, or -1 if all {@code len} are equal
+     * @throws OutOfBoundsException   if a range is outside its segment
+     * @throws SegmentClosedException if either handle or its pool is closed
+     */
+    long mismatch(long off, Segment other, long otherOff, long len);
+
     /** @return a view of the whole segment as {@code size / 8} doubles, indexed by {@code long} */
     DoubleArray asDoubles();
 

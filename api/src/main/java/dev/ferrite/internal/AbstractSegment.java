@@ -397,6 +397,85 @@ public abstract class AbstractSegment extends SegmentPrimitives implements Segme
     }
 
     /** Copies whole elements between this segment and an array, chunk by chunk; checked before. */
+    @Override
+    public final long hash64(long off, long len) {
+        checkRange(off, len, false);
+        long p = off;
+        long end = off + len;
+        long h;
+        if (len >= 32) {
+            long v1 = XxHash64.P1 + XxHash64.P2;
+            long v2 = XxHash64.P2;
+            long v3 = 0;
+            long v4 = -XxHash64.P1;
+            for (; p <= end - 32; p += 32) {
+                v1 = XxHash64.round(v1, loadLongAt(p));
+                v2 = XxHash64.round(v2, loadLongAt(p + 8));
+                v3 = XxHash64.round(v3, loadLongAt(p + 16));
+                v4 = XxHash64.round(v4, loadLongAt(p + 24));
+            }
+            h = XxHash64.converge(v1, v2, v3, v4);
+        } else {
+            h = XxHash64.P5;
+        }
+        h += len;
+        for (; p <= end - 8; p += 8) {
+            h = XxHash64.tailLong(h, loadLongAt(p));
+        }
+        if (p <= end - 4) {
+            h = XxHash64.tailInt(h, loadIntAt(p));
+            p += 4;
+        }
+        for (; p < end; p++) {
+            h = XxHash64.tailByte(h, loadByte(baseAt(p), posAt(p)));
+        }
+        return XxHash64.avalanche(h);
+    }
+
+    @Override
+    public final long mismatch(long off, byte[] other, int otherOff, int len) {
+        checkRange(off, len, false);
+        checkArray(other.length, otherOff, len);
+        int i = 0;
+        for (; i <= len - 8; i += 8) {
+            long diff = loadLongAt(off + i) ^ (long) LONGS_LE.get(other, otherOff + i);
+            if (diff != 0) {
+                return i + (Long.numberOfTrailingZeros(diff) >>> 3);
+            }
+        }
+        for (; i < len; i++) {
+            if (loadByte(baseAt(off + i), posAt(off + i)) != other[otherOff + i]) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    @Override
+    public final long mismatch(long off, Segment other, long otherOff, long len) {
+        checkRange(off, len, false);
+        if (!(other instanceof AbstractSegment o)) {
+            throw new FerriteException("mismatch compares Ferrite segments only, not " + other.getClass().getName());
+        }
+        o.checkRange(otherOff, len, false);
+        long i = 0;
+        for (; i <= len - 8; i += 8) {
+            long diff = loadLongAt(off + i) ^ o.loadLongAt(otherOff + i);
+            if (diff != 0) {
+                return i + (Long.numberOfTrailingZeros(diff) >>> 3);
+            }
+        }
+        for (; i < len; i++) {
+            if (loadByte(baseAt(off + i), posAt(off + i)) != o.loadByte(o.baseAt(otherOff + i), o.posAt(otherOff + i))) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static final java.lang.invoke.VarHandle LONGS_LE = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
+            long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+
     private void copyArray(long off, Object array, int index, int count, boolean out) {
         if (direct) {
             // Chunks end to end: one copy, no chunk arithmetic (the range was checked by the caller).

@@ -263,4 +263,53 @@ public interface BulkContract extends BackendFixture {
             assertEquals(data[3 * (int) CHUNK + 5], a.getByte(3 * CHUNK + 5));
         }
     }
+
+    /**
+     * {@code hash64} and {@code mismatch} read bytes in place, across chunk boundaries, on a
+     * contiguous and on a scattered segment: the hash equals XXH64 of the same bytes in an array,
+     * and mismatch finds exactly the byte changed.
+     */
+    @ParameterizedTest
+    @EnumSource(PoolSpec.Kind.class)
+    default void hashAndMismatchReadInPlaceAcrossChunks(PoolSpec.Kind kind, @TempDir Path dir) {
+        try (TestPool tp = pool(spec(kind, dir).chunkSize(CHUNK).capacity(64 * CHUNK).extentSize(8 * CHUNK).build())) {
+            List<Segment> spacers = new ArrayList<>();
+            for (int i = 0; i < 12; i++) {
+                spacers.add(tp.pool().allocate(CHUNK));
+            }
+            for (int i = 0; i < 12; i += 2) {
+                spacers.get(i).close();
+            }
+            try (Segment scattered = tp.pool().allocate(6 * CHUNK); Segment plain = tp.pool().allocate(6 * CHUNK)) {
+                Random r = new Random(11);
+                byte[] model = randomBytes((int) (6 * CHUNK), 3);
+                scattered.copyFrom(model, 0, 0, model.length);
+                plain.copyFrom(model, 0, 0, model.length);
+                for (int round = 0; round < 400; round++) {
+                    int len = round < 100 ? round : r.nextInt(3 * (int) CHUNK);
+                    int off = round % 50 == 0 ? (int) CHUNK - len / 2 : r.nextInt(model.length - len + 1);
+                    off = Math.max(0, Math.min(off, model.length - len));
+                    long expected = dev.ferrite.internal.XxHash64.hash(model, off, len);
+                    assertEquals(expected, scattered.hash64(off, len), "hash of [" + off + ", +" + len + ") scattered");
+                    assertEquals(expected, plain.hash64(off, len), "hash of [" + off + ", +" + len + ") contiguous");
+                    assertEquals(-1, scattered.mismatch(off, model, off, len));
+                    assertEquals(-1, scattered.mismatch(off, plain, off, len));
+                    if (len > 0) {
+                        int at = r.nextInt(len);
+                        byte[] changed = model.clone();
+                        changed[off + at] ^= (byte) (1 << r.nextInt(8));
+                        assertEquals(at, scattered.mismatch(off, changed, off, len), "first difference");
+                        plain.putByte(off + at, changed[off + at]);
+                        assertEquals(at, scattered.mismatch(off, plain, off, len), "first difference, segments");
+                        assertEquals(at, plain.mismatch(off, scattered, off, len));
+                        assertTrue(plain.hash64(off, len) != expected || len == 0, "one bit changes the hash");
+                        plain.putByte(off + at, model[off + at]);
+                    }
+                }
+                assertThrows(OutOfBoundsException.class, () -> plain.hash64(1, plain.size()));
+                assertThrows(OutOfBoundsException.class, () -> plain.mismatch(0, new byte[4], 1, 4));
+                assertThrows(OutOfBoundsException.class, () -> plain.mismatch(0, scattered, scattered.size(), 1));
+            }
+        }
+    }
 }

@@ -80,6 +80,11 @@ final class PoolRecovery {
                 }
             } else if (owners.isLive(s)) {
                 live[s] = true;
+            } else if (owners.word(s) != word) {
+                // Given back (or taken again) since it was read: a process that closed cleanly just
+                // now, not a dead one. isLive re-reads the slot, so without this a clean close racing
+                // this check was reported, and treated, as a death.
+                continue;
             } else {
                 deadWords[s] = word;
                 notes.add(Liveness.describe(word) + " (owner slot " + s + ") died with the pool open");
