@@ -21,6 +21,7 @@ import org.openjdk.jmh.runner.RunnerException;
 import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
 import org.openjdk.jmh.runner.options.CommandLineOptionException;
 import org.openjdk.jmh.runner.options.CommandLineOptions;
+import org.openjdk.jmh.runner.options.Options;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 
@@ -127,9 +128,13 @@ public final class BenchMain {
         Path json = dir.resolve("results.json");
         b.result(json.toString()).resultFormat(ResultFormatType.JSON).shouldFailOnError(false);
 
-        String environment = environment(profile);
+        Options options = b.build();
+        // How many samples each median rests on belongs with the numbers.
+        String environment = environment(profile) + String.format(Locale.ROOT, ", %d fork(s) x %d x %s",
+                options.getForkCount().orElse(1), options.getMeasurementIterations().orElse(1),
+                options.getMeasurementTime().orElse(TimeValue.NONE));
         out.println("Ferrite bench, " + profile.name().toLowerCase(Locale.ROOT) + " profile: " + environment);
-        Collection<RunResult> results = new Runner(b.build(), new ProgressOutput(out)).run();
+        Collection<RunResult> results = new Runner(options, new ProgressOutput(out)).run();
         Report report = Report.of(results, environment);
         List<Path> written = report.write(dir);
         out.println();

@@ -110,15 +110,15 @@ class ReadmeExamplesTest {
         ProcessBuilder pb = new ProcessBuilder(java, "-cp", classPath, example.className()).directory(work.toFile());
         pb.environment().remove("JAVA_TOOL_OPTIONS");
         pb.environment().remove("JDK_JAVA_OPTIONS");
-        pb.redirectOutput(work.resolveSibling(work.getFileName() + "-" + example.className() + ".out").toFile());
-        pb.redirectError(work.resolveSibling(work.getFileName() + "-" + example.className() + ".err").toFile());
+        // Output goes next to the working directory, not into it: the examples must leave it empty.
+        Path outFile = work.resolveSibling(work.getFileName() + "-" + example.className() + ".out");
+        Path errFile = work.resolveSibling(work.getFileName() + "-" + example.className() + ".err");
+        pb.redirectOutput(outFile.toFile()).redirectError(errFile.toFile());
         Process p = pb.start();
         boolean done = p.waitFor(120, TimeUnit.SECONDS);
         if (!done) {
             p.destroyForcibly();
         }
-        Path outFile = work.resolveSibling(work.getFileName() + "-" + example.className() + ".out");
-        Path errFile = work.resolveSibling(work.getFileName() + "-" + example.className() + ".err");
         String out = Files.readString(outFile, StandardCharsets.UTF_8);
         String err = Files.readString(errFile, StandardCharsets.UTF_8);
         Files.delete(outFile);
