@@ -196,6 +196,17 @@ final class RecordCodec<R extends Record> implements Codec<R> {
             }
         }
 
+        /** Reads a presence byte: false for 0 (null), true for 1, an error for anything else. */
+        static boolean present(ByteBuffer src, int end, String name) {
+            need(src, end, 1, name);
+            byte present = src.get();
+            if (present != 0 && present != 1) {
+                throw new FerriteException("component " + name + " has presence byte " + present
+                        + "; it must be 0 (null) or 1");
+            }
+            return present == 1;
+        }
+
         static Kind of(Class<?> t) {
             if (t == long.class) {
                 return primitive(8, (v, b) -> b.putLong((Long) v), ByteBuffer::getLong);
@@ -303,16 +314,7 @@ final class RecordCodec<R extends Record> implements Codec<R> {
 
                 @Override
                 Object decode(ByteBuffer src, int end, String name) {
-                    need(src, end, 1, name);
-                    byte present = src.get();
-                    if (present == 0) {
-                        return null;
-                    }
-                    if (present != 1) {
-                        throw new FerriteException("component " + name + " has presence byte " + present
-                                + "; it must be 0 (null) or 1");
-                    }
-                    return inner.decode(src, end, name);
+                    return present(src, end, name) ? inner.decode(src, end, name) : null;
                 }
             };
         }
@@ -438,16 +440,7 @@ final class RecordCodec<R extends Record> implements Codec<R> {
 
                 @Override
                 Object decode(ByteBuffer src, int end, String name) {
-                    need(src, end, 1, name);
-                    byte present = src.get();
-                    if (present == 0) {
-                        return null;
-                    }
-                    if (present != 1) {
-                        throw new FerriteException("component " + name + " has presence byte " + present
-                                + "; it must be 0 (null) or 1");
-                    }
-                    return nested.read(src, end);
+                    return present(src, end, name) ? nested.read(src, end) : null;
                 }
             };
         }
