@@ -1,0 +1,768 @@
+package dev.ferrite.kv;
+
+import dev.ferrite.ChunkPool;
+import dev.ferrite.FerriteException;
+import dev.ferrite.Segment;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.AbstractCollection;
+import java.util.AbstractMap;
+import java.util.AbstractSet;
+import java.util.Collection;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentMap;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+
+/**
+ * A concurrent hash map whose entries live off the heap, in segments of a Ferrite pool: persistent
+ * in a file pool, shared in RAM in an shm pool, process-local in an anonymous one. Several
+ * processes may open one map at once and read and write it; a write is visible to all of them
+ * when the call returns, and the atomic methods ({@code putIfAbsent}, both {@code replace}s,
+ * {@code remove(key, value)}, {@code compute*}, {@code merge}) are atomic across threads and
+ * processes.
+ *
+ * <p>Keys and values are stored as the bytes their {@link Codec}s make; two keys are the same key
+ * when their bytes are equal, and the value comparisons of {@code remove(key, value)},
+ * {@code replace(key, old, new)} and {@code containsValue} compare bytes too. Null keys and values
+ * are refused with {@code NullPointerException}, as by {@code ConcurrentHashMap}.
+ *
+ * <p>Reads take no lock and write nothing to shared memory, so they scale over threads and
+ * processes; a write locks the one section of the index its key hashes to. A process killed at any
+ * instant costs nothing but its unfinished call: the next writer of a section whose lock a dead
+ * process holds takes it over and repairs the section (see {@link #stats()}). The views
+ * ({@link #keySet()}, {@link #values()}, {@link #entrySet()}) are live, and their iterators are
+ * weakly consistent as {@code ConcurrentHashMap}'s: they never throw
+ * {@code ConcurrentModificationException}, reflect each section as it was when they reached it, and
+ * {@code remove} through them works.
+ *
+ * <p>Under the typed API is a zero-copy one on bytes, for servers and flyweight access:
+ * {@link #readValue(byte[], ValueReader)} hands a value where it lies to a reader and allocates
+ * nothing, {@link #updateValue(byte[], ValueUpdater)} changes a value's bytes in the map's memory.
+ *
+ * <p>Thread-safe. Made by {@link #builder(Codec, Codec)}; close it when done (closing the pool it
+ * made, if it made one). Operations on a closed map throw {@link FerriteException}.
+ *
+ * @param <K> the key type
+ * @param <V> the value type
+ */
+public final class FerriteMap<K, V> extends AbstractMap<K, V> implements ConcurrentMap<K, V>, AutoCloseable {
+
+    private static final ValueReader<byte[]> COPY = (segment, offset, length) -> {
+        byte[] b = new byte[length];
+        segment.copyTo(offset, b, 0, length);
+        return b;
+    };
+    private static final ValueReader<Boolean> PRESENT = (segment, offset, length) -> Boolean.TRUE;
+    private static final ThreadLocal<byte[][]> KEY_SCRATCH = ThreadLocal.withInitial(() -> new byte[][] {new byte[64]});
+
+    private final Codec<K> keyCodec;
+    private final Codec<V> valueCodec;
+    private final MapStore store;
+    private final ChunkPool ownedPool;
+    private KeySetView keySet;
+    private ValuesView values;
+    private EntrySetView entrySet;
+
+    FerriteMap(Codec<K> keyCodec, Codec<V> valueCodec, MapStore store, ChunkPool ownedPool) {
+        this.keyCodec = keyCodec;
+        this.valueCodec = valueCodec;
+        this.store = store;
+        this.ownedPool = ownedPool;
+    }
+
+    /**
+     * Starts building a map.
+     *
+     * @param keyCodec   how keys become bytes, not null
+     * @param valueCodec how values become bytes, not null
+     * @param <K>        the key type
+     * @param <V>        the value type
+     * @return a builder with the defaults: a process-local map on the configured backend
+     */
+    public static <K, V> FerriteMapBuilder<K, V> builder(Codec<K> keyCodec, Codec<V> valueCodec) {
+        return new FerriteMapBuilder<>(Objects.requireNonNull(keyCodec, "keyCodec"),
+                Objects.requireNonNull(valueCodec, "valueCodec"));
+    }
+
+    // ---------------------------------------------------------------- encoding
+
+    private byte[] encodeKey(Object key) {
+        Objects.requireNonNull(key, "key");
+        @SuppressWarnings("unchecked")
+        K k = (K) key;
+        int size = keyCodec.size(k);
+        store.checkKeyLength(size);
+        byte[] b = new byte[size];
+        ByteBuffer buf = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
+        keyCodec.encode(k, buf);
+        checkWritten(buf, size, keyCodec);
+        return b;
+    }
+
+    private byte[] encodeValue(V value) {
+        Objects.requireNonNull(value, "value");
+        int size = valueCodec.size(value);
+        store.checkValueLength(size);
+        byte[] b = new byte[size];
+        ByteBuffer buf = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
+        valueCodec.encode(value, buf);
+        checkWritten(buf, size, valueCodec);
+        return b;
+    }
+
+    private static void checkWritten(ByteBuffer buf, int size, Codec<?> codec) {
+        if (buf.position() != size) {
+            throw new FerriteException(codec + " wrote " + buf.position() + " bytes where its size() said " + size);
+        }
+    }
+
+    private V decodeValue(byte[] b) {
+        return b == null ? null : valueCodec.decode(ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN), b.length);
+    }
+
+    private K decodeKey(byte[] b) {
+        return keyCodec.decode(ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN), b.length);
+    }
+
+    private static long hash(byte[] key) {
+        return MapStore.hash(key, 0, key.length);
+    }
+
+    // ---------------------------------------------------------------- Map
+
+    /**
+     * @return live entries, or {@link Integer#MAX_VALUE} if there are more; exact while no write
+     *         runs (each section's count is exact; a sum taken during writes may miss some)
+     */
+    @Override
+    public int size() {
+        return (int) Math.min(Integer.MAX_VALUE, store.size());
+    }
+
+    /** @return live entries, as a long (a map may hold more than 2^31) */
+    public long longSize() {
+        return store.size();
+    }
+
+    @Override
+    public boolean isEmpty() {
+        return store.size() == 0;
+    }
+
+    /**
+     * @throws NullPointerException if the key is null
+     * @throws ClassCastException   if the key is not of the key codec's type
+     */
+    @Override
+    public V get(Object key) {
+        byte[] k = encodeKey(key);
+        return decodeValue(store.read(k, 0, k.length, hash(k), COPY, null));
+    }
+
+    /**
+     * @throws NullPointerException if the key is null
+     * @throws ClassCastException   if the key is not of the key codec's type
+     */
+    @Override
+    public boolean containsKey(Object key) {
+        byte[] k = encodeKey(key);
+        return store.read(k, 0, k.length, hash(k), PRESENT, Boolean.FALSE);
+    }
+
+    /**
+     * Scans every entry: time proportional to the map's size.
+     *
+     * @throws NullPointerException if the value is null
+     */
+    @Override
+    public boolean containsValue(Object value) {
+        Objects.requireNonNull(value, "value");
+        byte[] v;
+        try {
+            @SuppressWarnings("unchecked")
+            V typed = (V) value;
+            v = encodeValue(typed);
+        } catch (ClassCastException e) {
+            return false;
+        }
+        for (int s = 0; s < store.sectionCount; s++) {
+            for (byte[][] e : store.snapshot(s)) {
+                if (java.util.Arrays.equals(e[1], v)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /**
+     * @throws NullPointerException if the key or the value is null
+     * @throws FerriteException     if the key or value is longer than the map's limit (nothing is
+     *                              written), or the pool has no room for it
+     */
+    @Override
+    public V put(K key, V value) {
+        byte[] k = encodeKey(key);
+        byte[] v = encodeValue(value);
+        return decodeValue(store.write(k, 0, k.length, hash(k), c -> {
+            byte[] old = c.present() ? c.value() : null;
+            c.put(v, 0, v.length);
+            return old;
+        }));
+    }
+
+    @Override
+    public V putIfAbsent(K key, V value) {
+        byte[] k = encodeKey(key);
+        byte[] v = encodeValue(value);
+        return decodeValue(store.write(k, 0, k.length, hash(k), c -> {
+            if (c.present()) {
+                return c.value();
+            }
+            c.put(v, 0, v.length);
+            return null;
+        }));
+    }
+
+    @Override
+    public V remove(Object key) {
+        byte[] k = encodeKey(key);
+        return decodeValue(store.write(k, 0, k.length, hash(k), c -> {
+            byte[] old = c.present() ? c.value() : null;
+            c.remove();
+            return old;
+        }));
+    }
+
+    @Override
+    public boolean remove(Object key, Object value) {
+        Objects.requireNonNull(key, "key");
+        if (value == null) {
+            return false;
+        }
+        byte[] v;
+        try {
+            @SuppressWarnings("unchecked")
+            V typed = (V) value;
+            v = encodeValue(typed);
+        } catch (ClassCastException e) {
+            return false;
+        }
+        byte[] k = encodeKey(key);
+        return store.write(k, 0, k.length, hash(k), c -> {
+            if (!c.valueEquals(v, 0, v.length)) {
+                return false;
+            }
+            c.remove();
+            return true;
+        });
+    }
+
+    @Override
+    public boolean replace(K key, V oldValue, V newValue) {
+        byte[] k = encodeKey(key);
+        byte[] o = encodeValue(oldValue);
+        byte[] n = encodeValue(newValue);
+        return store.write(k, 0, k.length, hash(k), c -> {
+            if (!c.valueEquals(o, 0, o.length)) {
+                return false;
+            }
+            c.put(n, 0, n.length);
+            return true;
+        });
+    }
+
+    @Override
+    public V replace(K key, V value) {
+        byte[] k = encodeKey(key);
+        byte[] v = encodeValue(value);
+        return decodeValue(store.write(k, 0, k.length, hash(k), c -> {
+            if (!c.present()) {
+                return null;
+            }
+            byte[] old = c.value();
+            c.put(v, 0, v.length);
+            return old;
+        }));
+    }
+
+    /**
+     * Atomic: the function runs at most once, under the lock of the key's section (in every
+     * process), only if the key is absent; it must not write this map.
+     */
+    @Override
+    public V computeIfAbsent(K key, Function<? super K, ? extends V> mappingFunction) {
+        Objects.requireNonNull(mappingFunction, "mappingFunction");
+        V present = get(key);
+        if (present != null) {
+            return present;
+        }
+        return compute(key, (k, old) -> old != null ? old : mappingFunction.apply(k));
+    }
+
+    /**
+     * Atomic: the function runs at most once, under the lock of the key's section (in every
+     * process), only if the key is present; it must not write this map.
+     */
+    @Override
+    public V computeIfPresent(K key, BiFunction<? super K, ? super V, ? extends V> remappingFunction) {
+        Objects.requireNonNull(remappingFunction, "remappingFunction");
+        return compute(key, (k, old) -> old == null ? null : remappingFunction.apply(k, old));
+    }
+
+    /**
+     * Atomic: the function runs exactly once, under the lock of the key's section (in every
+     * process); it must not write this map (doing so throws {@code IllegalStateException} for the
+     * same section). A null result removes the key.
+     */
+    @Override
+    public V compute(K key, BiFunction<? super K, ? super V, ? extends V> remappingFunction) {
+        Objects.requireNonNull(remappingFunction, "remappingFunction");
+        byte[] k = encodeKey(key);
+        return store.write(k, 0, k.length, hash(k), c -> {
+            V old = c.present() ? decodeValue(c.value()) : null;
+            V next = remappingFunction.apply(key, old);
+            if (next == null) {
+                c.remove();
+            } else {
+                byte[] v = encodeValue(next);
+                c.put(v, 0, v.length);
+            }
+            return next;
+        });
+    }
+
+    /**
+     * Atomic across threads and processes (a counter kept with {@code merge(key, 1L, Long::sum)}
+     * from many processes ends exact); the function runs at most once, under the section's lock.
+     */
+    @Override
+    public V merge(K key, V value, BiFunction<? super V, ? super V, ? extends V> remappingFunction) {
+        Objects.requireNonNull(value, "value");
+        Objects.requireNonNull(remappingFunction, "remappingFunction");
+        return compute(key, (k, old) -> old == null ? value : remappingFunction.apply(old, value));
+    }
+
+    /** Removes every entry, one section at a time (each atomically), giving their memory back to the pool. */
+    @Override
+    public void clear() {
+        store.clear();
+    }
+
+    @Override
+    public Set<K> keySet() {
+        KeySetView v = keySet;
+        return v != null ? v : (keySet = new KeySetView());
+    }
+
+    @Override
+    public Collection<V> values() {
+        ValuesView v = values;
+        return v != null ? v : (values = new ValuesView());
+    }
+
+    @Override
+    public Set<Map.Entry<K, V>> entrySet() {
+        EntrySetView v = entrySet;
+        return v != null ? v : (entrySet = new EntrySetView());
+    }
+
+    // ---------------------------------------------------------------- zero-copy byte API
+
+    /**
+     * Finds a key given as bytes and hands its value, where it lies in the map's memory, to a
+     * reader. Allocates nothing; takes no lock. The reader may be called more than once (see
+     * {@link ValueReader}); the result of the last call is returned.
+     *
+     * @param key    the key's bytes (as the key codec writes them), not null
+     * @param reader what to do with the value
+     * @param <R>    the reader's result type
+     * @return the reader's result, or null if the key is absent (the reader is not called then)
+     */
+    public <R> R readValue(byte[] key, ValueReader<R> reader) {
+        Objects.requireNonNull(reader, "reader");
+        return store.read(key, 0, key.length, hash(key), reader, null);
+    }
+
+    /**
+     * As {@link #readValue(byte[], ValueReader)}, the key being the buffer's remaining bytes (its
+     * position is not moved).
+     */
+    public <R> R readValue(ByteBuffer key, ValueReader<R> reader) {
+        Objects.requireNonNull(reader, "reader");
+        byte[] k = scratch(key.remaining());
+        key.duplicate().get(k, 0, key.remaining());
+        int len = key.remaining();
+        return store.read(k, 0, len, MapStore.hash(k, 0, len), reader, null);
+    }
+
+    /**
+     * As {@link #readValue(byte[], ValueReader)}, the key being a range of a segment.
+     *
+     * @param key    the segment holding the key
+     * @param offset byte offset of the key in it
+     * @param length the key's length in bytes
+     */
+    public <R> R readValue(Segment key, long offset, int length, ValueReader<R> reader) {
+        Objects.requireNonNull(reader, "reader");
+        store.checkKeyLength(length);
+        byte[] k = scratch(length);
+        key.copyTo(offset, k, 0, length);
+        return store.read(k, 0, length, MapStore.hash(k, 0, length), reader, null);
+    }
+
+    /** @return a per-thread array of at least that many bytes (keys are at most the map's key limit) */
+    private byte[] scratch(int length) {
+        store.checkKeyLength(length);
+        byte[][] holder = KEY_SCRATCH.get();
+        if (holder[0].length < length) {
+            holder[0] = new byte[Math.max(length, holder[0].length * 2)];
+        }
+        return holder[0];
+    }
+
+    /**
+     * @param key the key's bytes
+     * @return a copy of the value's bytes, or null if the key is absent
+     */
+    public byte[] getBytes(byte[] key) {
+        return store.read(key, 0, key.length, hash(key), COPY, null);
+    }
+
+    /**
+     * Sets a key's value, both as bytes.
+     *
+     * @param key   the key's bytes, at most the map's key limit
+     * @param value the value's bytes, at most the map's value limit
+     * @return true if the key was absent (an insertion), false if its value was replaced
+     * @throws FerriteException if a length is over its limit (nothing is written) or the pool is full
+     */
+    public boolean putBytes(byte[] key, byte[] value) {
+        Objects.requireNonNull(value, "value");
+        store.checkKeyLength(key.length);
+        store.checkValueLength(value.length);
+        return store.write(key, 0, key.length, hash(key), c -> {
+            boolean absent = !c.present();
+            c.put(value, 0, value.length);
+            return absent;
+        });
+    }
+
+    /**
+     * @param key the key's bytes
+     * @return whether the key was present (and is now removed)
+     */
+    public boolean removeBytes(byte[] key) {
+        return store.write(key, 0, key.length, hash(key), c -> {
+            boolean present = c.present();
+            c.remove();
+            return present;
+        });
+    }
+
+    /**
+     * Changes a value's bytes in the map's memory, atomically: under the lock of the key's section
+     * (in every process), the updater gets a copy of the value in the map's memory (no heap copy),
+     * and the changed copy is published with one store (see {@link ValueUpdater}).
+     *
+     * @param key     the key's bytes
+     * @param updater what to change; runs exactly once if the key is present
+     * @return whether the key was present
+     */
+    public boolean updateValue(byte[] key, ValueUpdater updater) {
+        Objects.requireNonNull(updater, "updater");
+        return store.write(key, 0, key.length, hash(key), c -> {
+            if (!c.present()) {
+                return false;
+            }
+            c.update(updater);
+            return true;
+        });
+    }
+
+    // ---------------------------------------------------------------- the rest
+
+    /** @return a snapshot of the map's size, memory and repairs */
+    public MapStats stats() {
+        return store.stats();
+    }
+
+    /** @return the longest key, in bytes, this map stores */
+    public int maxKeySize() {
+        return store.maxKey;
+    }
+
+    /** @return the longest value, in bytes, this map stores */
+    public int maxValueSize() {
+        return store.maxValue;
+    }
+
+    /** @return the pool holding the map */
+    public ChunkPool pool() {
+        return store.pool;
+    }
+
+    /** @return the map's name in its pool */
+    public String name() {
+        return store.name;
+    }
+
+    /** @return whether this map was opened read-only (writes throw {@code UnsupportedOperationException}) */
+    public boolean isReadOnly() {
+        return store.readOnly;
+    }
+
+    /**
+     * Deletes a map's segments from a pool (no process may have it open).
+     *
+     * @param pool the pool
+     * @param name the map's name
+     * @return whether a map of that name was there
+     */
+    public static boolean delete(ChunkPool pool, String name) {
+        boolean found = pool.delete(name);
+        String prefix = name + ".";
+        for (String n : pool.segmentNames()) {
+            if (n.startsWith(prefix) && n.substring(prefix.length()).matches("[0-9]+\\.[0-9]+")) {
+                pool.delete(n);
+                found = true;
+            }
+        }
+        return found;
+    }
+
+    /** Releases the map's handles and client slot, and closes the pool if the builder made it. A second call does nothing. */
+    @Override
+    public void close() {
+        store.close();
+        if (ownedPool != null) {
+            ownedPool.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "FerriteMap[" + store.describe() + ", " + store.size() + " entries]";
+    }
+
+    // ---------------------------------------------------------------- views
+
+    private final class EntryIterator implements Iterator<Map.Entry<K, V>> {
+        private int section = -1;
+        private List<byte[][]> batch = List.of();
+        private int index;
+        private K lastKey;
+
+        @Override
+        public boolean hasNext() {
+            while (index >= batch.size()) {
+                if (section + 1 >= store.sectionCount) {
+                    return false;
+                }
+                batch = store.snapshot(++section);
+                index = 0;
+            }
+            return true;
+        }
+
+        @Override
+        public Map.Entry<K, V> next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            byte[][] e = batch.get(index++);
+            K k = decodeKey(e[0]);
+            lastKey = k;
+            return new WriteThroughEntry(k, decodeValue(e[1]));
+        }
+
+        @Override
+        public void remove() {
+            if (lastKey == null) {
+                throw new IllegalStateException("next() was not called, or remove() was already called for its entry");
+            }
+            FerriteMap.this.remove(lastKey);
+            lastKey = null;
+        }
+    }
+
+    private final class WriteThroughEntry extends SimpleEntry<K, V> {
+        private static final long serialVersionUID = 1L;
+
+        WriteThroughEntry(K key, V value) {
+            super(key, value);
+        }
+
+        @Override
+        public V setValue(V value) {
+            Objects.requireNonNull(value, "value");
+            V old = super.setValue(value);
+            put(getKey(), value);
+            return old;
+        }
+    }
+
+    private final class EntrySetView extends AbstractSet<Map.Entry<K, V>> {
+        @Override
+        public Iterator<Map.Entry<K, V>> iterator() {
+            return new EntryIterator();
+        }
+
+        @Override
+        public int size() {
+            return FerriteMap.this.size();
+        }
+
+        @Override
+        public boolean isEmpty() {
+            return FerriteMap.this.isEmpty();
+        }
+
+        @Override
+        public boolean contains(Object o) {
+            if (!(o instanceof Map.Entry<?, ?> e) || e.getKey() == null || e.getValue() == null) {
+                return false;
+            }
+            V v;
+            try {
+                v = get(e.getKey());
+            } catch (ClassCastException x) {
+                return false;
+            }
+            return v != null && valueBytesEqual(v, e.getValue());
+        }
+
+        @Override
+        public boolean remove(Object o) {
+            if (!(o instanceof Map.Entry<?, ?> e) || e.getKey() == null || e.getValue() == null) {
+                return false;
+            }
+            try {
+                return FerriteMap.this.remove(e.getKey(), e.getValue());
+            } catch (ClassCastException x) {
+                return false;
+            }
+        }
+
+        @Override
+        public void clear() {
+            FerriteMap.this.clear();
+        }
+    }
+
+    private boolean valueBytesEqual(V stored, Object other) {
+        try {
+            @SuppressWarnings("unchecked")
+            V o = (V) other;
+            return java.util.Arrays.equals(encodeValue(stored), encodeValue(o));
+        } catch (ClassCastException e) {
+            return false;
+        }
+    }
+
+    private final class KeySetView extends AbstractSet<K> {
+        @Override
+        public Iterator<K> iterator() {
+            EntryIterator it = new EntryIterator();
+            return new Iterator<>() {
+                @Override
+                public boolean hasNext() {
+                    return it.hasNext();
+                }
+
+                @Override
+                public K next() {
+                    return it.next().getKey();
+                }
+
+                @Override
+                public void remove() {
+                    it.remove();
+                }
+            };
+        }
+
+        @Override
+        public int size() {
+            return FerriteMap.this.size();
+        }
+
+        @Override
+        public boolean isEmpty() {
+            return FerriteMap.this.isEmpty();
+        }
+
+        @Override
+        public boolean contains(Object o) {
+            try {
+                return o != null && containsKey(o);
+            } catch (ClassCastException e) {
+                return false;
+            }
+        }
+
+        @Override
+        public boolean remove(Object o) {
+            try {
+                return o != null && FerriteMap.this.remove(o) != null;
+            } catch (ClassCastException e) {
+                return false;
+            }
+        }
+
+        @Override
+        public void clear() {
+            FerriteMap.this.clear();
+        }
+    }
+
+    private final class ValuesView extends AbstractCollection<V> {
+        @Override
+        public Iterator<V> iterator() {
+            EntryIterator it = new EntryIterator();
+            return new Iterator<>() {
+                @Override
+                public boolean hasNext() {
+                    return it.hasNext();
+                }
+
+                @Override
+                public V next() {
+                    return it.next().getValue();
+                }
+
+                @Override
+                public void remove() {
+                    it.remove();
+                }
+            };
+        }
+
+        @Override
+        public int size() {
+            return FerriteMap.this.size();
+        }
+
+        @Override
+        public boolean isEmpty() {
+            return FerriteMap.this.isEmpty();
+        }
+
+        @Override
+        public boolean contains(Object o) {
+            return o != null && containsValue(o);
+        }
+
+        @Override
+        public void clear() {
+            FerriteMap.this.clear();
+        }
+    }
+}

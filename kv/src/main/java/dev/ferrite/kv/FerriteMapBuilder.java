@@ -1,0 +1,338 @@
+package dev.ferrite.kv;
+
+import dev.ferrite.ChunkPool;
+import dev.ferrite.Ferrite;
+import dev.ferrite.FerriteException;
+import dev.ferrite.InvalidSpecException;
+import dev.ferrite.PoolSpec;
+import dev.ferrite.internal.AbstractMemoryBackend;
+import dev.ferrite.spi.MemoryBackend;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Collects the settings of a {@link FerriteMap} and creates or opens it. Where the map lives: a
+ * file ({@link #file}), a named shm pool ({@link #shm}), a segment name in a pool the caller
+ * manages ({@link #pool}), or, by default, process-local memory. Sizes given here are hints that
+ * shape a new map, never limits: a map grows section by section up to its pool's capacity. Not
+ * thread-safe; made by {@link FerriteMap#builder}.
+ *
+ * @param <K> the key type
+ * @param <V> the value type
+ */
+public final class FerriteMapBuilder<K, V> {
+
+    /** The map's name in a pool the builder makes. */
+    public static final String DEFAULT_NAME = "map";
+    /** Capacity of a pool the builder makes, unless {@link #capacity} says otherwise: 256 GiB (file pools are sparse). */
+    public static final long DEFAULT_CAPACITY = 256L << 30;
+    /** The longest key unless {@link #maxKeySize} says otherwise: 64 KiB. */
+    public static final int DEFAULT_MAX_KEY = 64 << 10;
+    /** The longest value unless {@link #maxValueSize} says otherwise: 64 MiB. */
+    public static final int DEFAULT_MAX_VALUE = 64 << 20;
+    /** Fewest sections a new map gets (unless its pool has too few names free). */
+    static final int MIN_SECTIONS = 16;
+    /** Most sections a new map gets. */
+    static final int MAX_SECTIONS = 1024;
+    /** Entries per section a new map is sized for. */
+    static final long ENTRIES_PER_SECTION = 65_536;
+
+    private final Codec<K> keyCodec;
+    private final Codec<V> valueCodec;
+    private Path file;
+    private String shm;
+    private ChunkPool pool;
+    private String name = DEFAULT_NAME;
+    private String backend;
+    private long expectedEntries = 1024;
+    private int averageKeySize = 16;
+    private int averageValueSize = 64;
+    private int maxKeySize = DEFAULT_MAX_KEY;
+    private int maxValueSize = DEFAULT_MAX_VALUE;
+    private long capacity = DEFAULT_CAPACITY;
+    private boolean readOnly;
+
+    FerriteMapBuilder(Codec<K> keyCodec, Codec<V> valueCodec) {
+        this.keyCodec = keyCodec;
+        this.valueCodec = valueCodec;
+    }
+
+    /**
+     * Keeps the map in a pool file of its own (persistent; other processes open the same path).
+     *
+     * @param path the pool file
+     * @return this builder
+     */
+    public FerriteMapBuilder<K, V> file(Path path) {
+        this.file = Objects.requireNonNull(path, "path");
+        this.shm = null;
+        this.pool = null;
+        return this;
+    }
+
+    /**
+     * Keeps the map in an shm pool of its own, {@code /dev/shm/<name>} (RAM, shared by processes,
+     * gone at reboot).
+     *
+     * @param shmName the pool's name
+     * @return this builder
+     */
+    public FerriteMapBuilder<K, V> shm(String shmName) {
+        this.shm = Objects.requireNonNull(shmName, "shmName");
+        this.file = null;
+        this.pool = null;
+        return this;
+    }
+
+    /**
+     * Keeps the map under a name in a pool the caller made and closes (several maps may share a
+     * pool under different names). The map uses the name and names beginning {@code name.}.
+     *
+     * @param chunkPool the pool
+     * @param mapName   the map's name in it: 1 to 200 bytes of UTF-8
+     * @return this builder
+     */
+    public FerriteMapBuilder<K, V> pool(ChunkPool chunkPool, String mapName) {
+        this.pool = Objects.requireNonNull(chunkPool, "chunkPool");
+        this.name = Objects.requireNonNull(mapName, "mapName");
+        this.file = null;
+        this.shm = null;
+        return this;
+    }
+
+    /**
+     * @param mapName the map's name in a pool the builder makes (default {@value #DEFAULT_NAME})
+     * @return this builder
+     */
+    public FerriteMapBuilder<K, V> name(String mapName) {
+        this.name = Objects.requireNonNull(mapName, "mapName");
+        return this;
+    }
+
+    /**
+     * @param backendName the backend of a pool the builder makes or opens, or null for the
+     *                    configured default ({@code ferrite.backend})
+     * @return this builder
+     */
+    public FerriteMapBuilder<K, V> backend(String backendName) {
+        this.backend = backendName;
+        return this;
+    }
+
+    /**
+     * @param entries how many entries a new map should expect: sizes its index (a hint; the map
+     *                grows past it)
+     * @return this builder
+     */
+    public FerriteMapBuilder<K, V> expectedEntries(long entries) {
+        if (entries < 0) {
+            throw new InvalidSpecException("expectedEntries " + entries + " is negative");
+        }
+        this.expectedEntries = entries;
+        return this;
+    }
+
+    /**
+     * @param bytes the average encoded key size a new map should expect (a hint)
+     * @return this builder
+     */
+    public FerriteMapBuilder<K, V> averageKeySize(int bytes) {
+        if (bytes < 0) {
+            throw new InvalidSpecException("averageKeySize " + bytes + " is negative");
+        }
+        this.averageKeySize = bytes;
+        return this;
+    }
+
+    /**
+     * @param bytes the average encoded value size a new map should expect (a hint)
+     * @return this builder
+     */
+    public FerriteMapBuilder<K, V> averageValueSize(int bytes) {
+        if (bytes < 0) {
+            throw new InvalidSpecException("averageValueSize " + bytes + " is negative");
+        }
+        this.averageValueSize = bytes;
+        return this;
+    }
+
+    /**
+     * @param bytes the longest encoded key a new map accepts, in [1, 2^30]; default 64 KiB
+     * @return this builder
+     */
+    public FerriteMapBuilder<K, V> maxKeySize(int bytes) {
+        if (bytes < 1 || bytes > 1 << 30) {
+            throw new InvalidSpecException("maxKeySize " + bytes + " is outside [1, " + (1 << 30) + "]");
+        }
+        this.maxKeySize = bytes;
+        return this;
+    }
+
+    /**
+     * @param bytes the longest encoded value a new map accepts, in [0, 2^30]; default 64 MiB
+     * @return this builder
+     */
+    public FerriteMapBuilder<K, V> maxValueSize(int bytes) {
+        if (bytes < 0 || bytes > 1 << 30) {
+            throw new InvalidSpecException("maxValueSize " + bytes + " is outside [0, " + (1 << 30) + "]");
+        }
+        this.maxValueSize = bytes;
+        return this;
+    }
+
+    /**
+     * @param bytes capacity of a pool the builder makes: the most memory the map can hold
+     *              (default 256 GiB; file and shm pools are sparse, so only what is used costs)
+     * @return this builder
+     */
+    public FerriteMapBuilder<K, V> capacity(long bytes) {
+        this.capacity = bytes;
+        return this;
+    }
+
+    /**
+     * Opens the map for reading only: it takes no client slot, writes nothing (writes throw
+     * {@code UnsupportedOperationException}) and never waits for a writer.
+     *
+     * @return this builder
+     */
+    public FerriteMapBuilder<K, V> readOnly() {
+        this.readOnly = true;
+        return this;
+    }
+
+    /**
+     * Creates a new map.
+     *
+     * @return the open map
+     * @throws FerriteException if the file, shm pool or name already exists, or the pool cannot
+     *                          hold the map
+     */
+    public FerriteMap<K, V> create() {
+        if (readOnly) {
+            throw new InvalidSpecException("a map cannot be created read-only");
+        }
+        if (pool != null) {
+            return new FerriteMap<>(keyCodec, valueCodec, MapStore.create(pool, name, shape(pool)), null);
+        }
+        ChunkPool made = backend().createPool(location().capacity(capacity)
+                .maxNamedSegments(2 * sections(expectedEntries) + 64).build());
+        try {
+            return new FerriteMap<>(keyCodec, valueCodec, MapStore.create(made, name, shape(made)), made);
+        } catch (RuntimeException e) {
+            made.close();
+            if (made.spec().kind() != PoolSpec.Kind.ANONYMOUS) {
+                backend().deletePool(made.spec());
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Opens an existing map. Takes milliseconds whatever its size (nothing is scanned); sections
+     * that a dead process held locked are repaired (see {@link MapStats#repairedAtOpen()}).
+     *
+     * @return the open map
+     * @throws FerriteException              if there is no such map (or pool)
+     * @throws dev.ferrite.CorruptFileException naming the field if the map's header is damaged
+     */
+    public FerriteMap<K, V> open() {
+        if (pool != null) {
+            return new FerriteMap<>(keyCodec, valueCodec, openIn(pool), null);
+        }
+        if (file == null && shm == null) {
+            throw new FerriteException("a process-local map cannot be opened, only created: say file(...), shm(...) or pool(...)");
+        }
+        ChunkPool opened = backend().openPool(location().readOnly(readOnly).build());
+        try {
+            return new FerriteMap<>(keyCodec, valueCodec, openIn(opened), opened);
+        } catch (RuntimeException e) {
+            opened.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Opens the map if it exists, else creates it; safe when several processes race to do so (one
+     * creates, the others open what it made).
+     *
+     * @return the open map
+     */
+    public FerriteMap<K, V> createOrOpen() {
+        for (int attempt = 0; ; attempt++) {
+            try {
+                if (exists()) {
+                    return open();
+                }
+                return create();
+            } catch (FerriteException e) {
+                // Another process created it between the check and the creation: open it.
+                if (attempt >= 3 || !exists()) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private boolean exists() {
+        if (pool != null) {
+            return pool.segmentNames().contains(name);
+        }
+        if (file != null) {
+            return Files.exists(file);
+        }
+        if (shm != null) {
+            return Files.exists(AbstractMemoryBackend.shmPath(shm));
+        }
+        return false;
+    }
+
+    private MapStore openIn(ChunkPool p) {
+        Optional<MapStore> store = MapStore.open(p, name, readOnly);
+        return store.orElseThrow(() -> new FerriteException("no map named '" + name + "' in " + p.spec().describe()));
+    }
+
+    private MemoryBackend backend() {
+        return backend == null ? Ferrite.backend() : Ferrite.backend(backend);
+    }
+
+    private PoolSpec.Builder location() {
+        if (file != null) {
+            return PoolSpec.file(file);
+        }
+        if (shm != null) {
+            return PoolSpec.shm(shm);
+        }
+        return PoolSpec.anonymous();
+    }
+
+    private static int sections(long entries) {
+        long wanted = Math.max(MIN_SECTIONS, Math.min(MAX_SECTIONS, entries / ENTRIES_PER_SECTION));
+        return Integer.highestOneBit((int) wanted * 2 - 1);
+    }
+
+    private MapStore.Shape shape(ChunkPool p) {
+        int sections = sections(expectedEntries);
+        int freeNames = p.spec().maxNamedSegments() - p.segmentNames().size() - 1;
+        while (sections > 1 && sections * 2 > freeNames) {
+            sections >>= 1;
+        }
+        if (freeNames < 2) {
+            throw new FerriteException(p.spec().describe() + " has " + Math.max(0, freeNames)
+                    + " free segment names; a map needs at least 3 (maxNamedSegments " + p.spec().maxNamedSegments() + ")");
+        }
+        if (name.isEmpty() || name.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 200) {
+            throw new InvalidSpecException("map name '" + name + "' must be 1 to 200 bytes of UTF-8");
+        }
+        long perSection = (expectedEntries + sections - 1) / sections;
+        int slots = SectionLayout.MIN_SLOTS;
+        while ((long) slots * 3 < perSection * 4 + 4 && slots < SectionLayout.MAX_SLOTS) {
+            slots <<= 1;
+        }
+        long heap = perSection * EntryLayout.size(averageKeySize, averageValueSize);
+        return new MapStore.Shape(sections, slots, heap, maxKeySize, maxValueSize);
+    }
+}

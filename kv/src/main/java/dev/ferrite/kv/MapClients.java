@@ -1,0 +1,103 @@
+package dev.ferrite.kv;
+
+import dev.ferrite.FerriteException;
+import dev.ferrite.Segment;
+import dev.ferrite.internal.pool.Liveness;
+
+import static dev.ferrite.kv.MapLayout.CLIENT_COUNT;
+import static dev.ferrite.kv.MapLayout.CLIENT_GENERATION;
+import static dev.ferrite.kv.MapLayout.CLIENT_IDENTITY;
+import static dev.ferrite.kv.MapLayout.CLIENT_LIVENESS;
+
+/**
+ * The client slots of a map header: a writable open takes one (CAS of its identity word from 0,
+ * or from a dead holder's), bumps its generation and keeps its liveness record stamped; section
+ * locks name the slot and generation, so whether a lock holder still runs is the shared liveness
+ * rule applied to its slot. Thread-safe.
+ */
+final class MapClients {
+
+    private MapClients() {
+    }
+
+    /** A client slot this process holds. */
+    static final class Held {
+        final int slot;
+        final long lockValue;
+        private final Liveness.Stamp stamp;
+
+        private Held(int slot, long lockValue, Liveness.Stamp stamp) {
+            this.slot = slot;
+            this.lockValue = lockValue;
+            this.stamp = stamp;
+        }
+    }
+
+    /**
+     * Takes a free client slot, or one whose holder is dead.
+     *
+     * @param header the map's header segment
+     * @param map    the map's description, for the error
+     * @return the held slot
+     * @throws FerriteException if every slot is held by a running process
+     */
+    static Held take(Segment header, String map) {
+        long self = Liveness.self();
+        for (int slot = 0; slot < CLIENT_COUNT; slot++) {
+            long at = MapLayout.client(slot);
+            long holder = header.getLongVolatile(at + CLIENT_IDENTITY);
+            if (holder != 0 && holderRuns(header, slot)) {
+                continue;
+            }
+            // The liveness record is complete before the claim is visible, and rewritten once won.
+            Liveness.writeRecord(header::putLongVolatile, at + CLIENT_LIVENESS);
+            if (header.compareAndSetLong(at + CLIENT_IDENTITY, holder, self)) {
+                Liveness.writeRecord(header::putLongVolatile, at + CLIENT_LIVENESS);
+                long generation = header.getAndAddLong(at + CLIENT_GENERATION, 1) + 1;
+                Liveness.Stamp stamp = Liveness.keepStamping(header::putLongVolatile, at + CLIENT_LIVENESS);
+                return new Held(slot, MapLayout.lockValue(slot, generation), stamp);
+            }
+            slot--; // lost a race for this slot: look at it again
+        }
+        throw new FerriteException("map " + map + ": all " + CLIENT_COUNT
+                + " client slots are held by running processes (the most that may have it open for writing at once)");
+    }
+
+    /** Gives a slot back: stops stamping and frees it. */
+    static void release(Segment header, Held held) {
+        held.stamp.cancel();
+        header.compareAndSetLong(MapLayout.client(held.slot) + CLIENT_IDENTITY, Liveness.self(), 0);
+    }
+
+    /**
+     * @param header the map's header segment
+     * @param lock   a non-zero lock word
+     * @return whether the process that wrote the lock word may still run: its slot still holds the
+     *         generation the word names and the liveness rule says its holder runs
+     */
+    static boolean lockHolderRuns(Segment header, long lock) {
+        int slot = MapLayout.lockSlot(lock);
+        if (slot < 0 || slot >= CLIENT_COUNT) {
+            return false; // no slot: a damaged word, nobody to wait for
+        }
+        long at = MapLayout.client(slot);
+        if (header.getLongVolatile(at + CLIENT_GENERATION) != MapLayout.lockGeneration(lock)) {
+            return false; // the slot was given back (and maybe taken again) since
+        }
+        return holderRuns(header, slot);
+    }
+
+    /** @return the pid a lock word's holder had, 0 if unknown */
+    static long lockHolderPid(Segment header, long lock) {
+        int slot = MapLayout.lockSlot(lock);
+        if (slot < 0 || slot >= CLIENT_COUNT) {
+            return 0;
+        }
+        return Liveness.pid(header.getLongVolatile(MapLayout.client(slot) + CLIENT_IDENTITY));
+    }
+
+    private static boolean holderRuns(Segment header, int slot) {
+        long at = MapLayout.client(slot);
+        return Liveness.isAlive(header::getLongVolatile, at + CLIENT_IDENTITY, at + CLIENT_LIVENESS);
+    }
+}

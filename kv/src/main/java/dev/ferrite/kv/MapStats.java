@@ -1,0 +1,19 @@
+package dev.ferrite.kv;
+
+/**
+ * A snapshot of a map's size, memory and repair history, from {@link FerriteMap#stats()}.
+ *
+ * @param entries        live entries
+ * @param sections       sections of the index
+ * @param segmentBytes   bytes of pool memory the map's segments hold (header and sections)
+ * @param usedBytes      heap bytes holding entries (live or dead) in the current sections
+ * @param garbageBytes   heap bytes of removed or overwritten entries, reclaimed by the next rebuild of their section
+ * @param rebuilds       sections this process rebuilt (grown or compacted) since it opened the map
+ * @param repairs        times any process took a section over from a dead writer and repaired it, over the map's life
+ * @param droppedEntries damaged entries repairs and rebuilds dropped, over the map's life
+ * @param damagedReads   reads in this process that met an entry whose checksum did not match, and skipped it
+ * @param repairedAtOpen sections this open found locked by dead processes and repaired
+ */
+public record MapStats(long entries, int sections, long segmentBytes, long usedBytes, long garbageBytes,
+                       long rebuilds, long repairs, long droppedEntries, long damagedReads, int repairedAtOpen) {
+}

@@ -1,0 +1,987 @@
+package dev.ferrite.kv;
+
+import dev.ferrite.ChunkPool;
+import dev.ferrite.CorruptFileException;
+import dev.ferrite.FerriteException;
+import dev.ferrite.PoolExhaustedException;
+import dev.ferrite.Segment;
+import dev.ferrite.SegmentClosedException;
+import dev.ferrite.internal.XxHash64;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.locks.LockSupport;
+import java.util.zip.CRC32C;
+
+import static dev.ferrite.kv.MapLayout.LINE_COUNT;
+import static dev.ferrite.kv.MapLayout.LINE_DROPPED;
+import static dev.ferrite.kv.MapLayout.LINE_GENERATION;
+import static dev.ferrite.kv.MapLayout.LINE_LOCK;
+import static dev.ferrite.kv.MapLayout.LINE_REPAIRS;
+import static dev.ferrite.kv.SectionLayout.GARBAGE;
+import static dev.ferrite.kv.SectionLayout.HEAP_TOP;
+import static dev.ferrite.kv.SectionLayout.OFFSET_MASK;
+import static dev.ferrite.kv.SectionLayout.TOMBSTONE;
+import static dev.ferrite.kv.SectionLayout.USED;
+
+/**
+ * The map's engine on keys and values as bytes: sections, optimistic reads, section locks with
+ * takeover from dead holders, copy-on-write entries, and rebuilds that grow or compact a section.
+ * {@link FerriteMap} puts codecs and the {@code ConcurrentMap} contract on top. Thread-safe.
+ *
+ * <p>Readers take no lock and write nothing to shared memory: an entry is written whole before a
+ * slot word refers to it and never changes afterwards, removal replaces a slot word with a
+ * tombstone, and a section's data segment is replaced only as a whole (a new generation) by a
+ * rebuild. So a reader reads the section's generation, probes, reads the entry, checks its
+ * checksum and then that the generation did not move; if it moved, it reads again.
+ */
+final class MapStore implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(MapStore.class);
+
+    /** Spins, then yields, then short parks while a section lock is held by another. */
+    private static final int SPINS = 100;
+    private static final int YIELDS = 200;
+    /** Once parked, how many waits between two checks of whether the holder still runs. */
+    private static final int LIVENESS_EVERY = 50;
+
+    final ChunkPool pool;
+    final String name;
+    final Segment header;
+    final int sectionCount;
+    final int maxKey;
+    final int maxValue;
+    final boolean readOnly;
+    private final int sectionShift;
+    private final MapClients.Held client;
+    private final AtomicReferenceArray<SectionView> views;
+    private final Object[] monitors;
+    private final Thread[] lockOwners;
+    private final AtomicLong rebuilds = new AtomicLong();
+    private final AtomicLong damagedReads = new AtomicLong();
+    private final int repairedAtOpen;
+    private volatile boolean closed;
+
+    private MapStore(ChunkPool pool, String name, Segment header, boolean readOnly) {
+        this.pool = pool;
+        this.name = name;
+        this.header = header;
+        this.readOnly = readOnly;
+        this.sectionCount = header.getInt(MapLayout.SECTIONS);
+        this.maxKey = header.getInt(MapLayout.MAX_KEY);
+        this.maxValue = header.getInt(MapLayout.MAX_VALUE);
+        this.sectionShift = 64 - Integer.numberOfTrailingZeros(sectionCount);
+        this.views = new AtomicReferenceArray<>(sectionCount);
+        this.monitors = new Object[sectionCount];
+        for (int i = 0; i < sectionCount; i++) {
+            monitors[i] = new Object();
+        }
+        this.lockOwners = new Thread[sectionCount];
+        this.client = readOnly ? null : MapClients.take(header, describe());
+        this.repairedAtOpen = readOnly ? 0 : repairDeadHolders();
+    }
+
+    // ---------------------------------------------------------------- create and open
+
+    /** Sizes of a new map. */
+    record Shape(int sections, int slotsPerSection, long heapPerSection, int maxKey, int maxValue) {
+    }
+
+    /**
+     * Makes a new map in a pool: the header, then each section's first data segment, then the
+     * header's CRC and magic.
+     *
+     * @throws FerriteException if the name is taken; nothing is left behind then
+     */
+    static MapStore create(ChunkPool pool, String name, Shape shape) {
+        Segment header = pool.allocate(name, MapLayout.headerSize(shape.sections));
+        List<String> made = new ArrayList<>();
+        try {
+            header.fill(0, header.size(), (byte) 0);
+            for (int s = 0; s < shape.sections; s++) {
+                String n = MapLayout.sectionName(name, s, 1);
+                pool.delete(n); // a leftover of a creation that died
+                try (Segment seg = pool.allocate(n, segmentSize(pool, shape.slotsPerSection, shape.heapPerSection))) {
+                    made.add(n);
+                    writeEmptySection(seg, s, 1, shape.slotsPerSection);
+                }
+                header.putLong(MapLayout.line(s) + LINE_GENERATION, 1);
+            }
+            header.putInt(MapLayout.VERSION, MapLayout.VERSION_VALUE);
+            header.putInt(MapLayout.SECTIONS, shape.sections);
+            header.putInt(MapLayout.CLIENTS, MapLayout.CLIENT_COUNT);
+            header.putInt(MapLayout.MAX_KEY, shape.maxKey);
+            header.putInt(MapLayout.MAX_VALUE, shape.maxValue);
+            header.putLong(MapLayout.CREATED_MILLIS, System.currentTimeMillis());
+            header.putInt(MapLayout.CRC, headerCrc(header));
+            header.putLongVolatile(MapLayout.MAGIC, MapLayout.MAGIC_VALUE);
+        } catch (RuntimeException e) {
+            header.close();
+            pool.delete(name);
+            made.forEach(pool::delete);
+            throw e;
+        }
+        return new MapStore(pool, name, header, false);
+    }
+
+    /**
+     * Opens an existing map: validates the header (no section is read: sections are checked when
+     * first used), takes a client slot unless read-only and repairs sections whose lock a dead
+     * process holds.
+     *
+     * @return the store, or empty if the pool has no segment of that name
+     * @throws CorruptFileException naming the field if the header is not a map header of this version
+     */
+    static Optional<MapStore> open(ChunkPool pool, String name, boolean readOnly) {
+        Optional<Segment> found = pool.open(name);
+        if (found.isEmpty()) {
+            return Optional.empty();
+        }
+        Segment header = found.get();
+        try {
+            validateHeader(header, name);
+            return Optional.of(new MapStore(pool, name, header, readOnly));
+        } catch (RuntimeException e) {
+            header.close();
+            throw e;
+        }
+    }
+
+    private static void validateHeader(Segment header, String name) {
+        String where = "map '" + name + "' in " + header.pool().spec().describe();
+        if (header.size() < MapLayout.headerSize(1)) {
+            throw new CorruptFileException(where + ": header segment of " + header.size()
+                    + " bytes is shorter than the least, " + MapLayout.headerSize(1));
+        }
+        long magic = header.getLongVolatile(MapLayout.MAGIC);
+        for (int waited = 0; magic == 0 && waited < 200; waited++) {
+            // Another process may be creating it this moment: its magic comes last.
+            LockSupport.parkNanos(10_000_000);
+            magic = header.getLongVolatile(MapLayout.MAGIC);
+        }
+        if (magic != MapLayout.MAGIC_VALUE) {
+            throw new CorruptFileException(where + ": magic 0x" + Long.toHexString(magic) + " is not 0x"
+                    + Long.toHexString(MapLayout.MAGIC_VALUE) + (magic == 0
+                    ? " (its creation never finished: delete the segment '" + name + "' to start again)" : ""));
+        }
+        int version = header.getInt(MapLayout.VERSION);
+        if (version != MapLayout.VERSION_VALUE) {
+            throw new CorruptFileException(where + ": format version " + version + " is not "
+                    + MapLayout.VERSION_VALUE + ", the one this build reads");
+        }
+        int crc = header.getInt(MapLayout.CRC);
+        if (crc != headerCrc(header)) {
+            throw new CorruptFileException(where + ": header CRC 0x" + Integer.toHexString(crc)
+                    + " does not match its bytes (0x" + Integer.toHexString(headerCrc(header)) + ")");
+        }
+        int sections = header.getInt(MapLayout.SECTIONS);
+        if (sections < 1 || sections > MapLayout.MAX_SECTIONS || Integer.bitCount(sections) != 1) {
+            throw new CorruptFileException(where + ": section count " + sections
+                    + " is not a power of two in [1, " + MapLayout.MAX_SECTIONS + "]");
+        }
+        if (header.size() < MapLayout.headerSize(sections)) {
+            throw new CorruptFileException(where + ": header segment of " + header.size()
+                    + " bytes cannot hold " + sections + " sections (" + MapLayout.headerSize(sections) + ")");
+        }
+        int clients = header.getInt(MapLayout.CLIENTS);
+        if (clients != MapLayout.CLIENT_COUNT) {
+            throw new CorruptFileException(where + ": client slot count " + clients + " is not " + MapLayout.CLIENT_COUNT);
+        }
+        if (header.getInt(MapLayout.MAX_KEY) < 1 || header.getInt(MapLayout.MAX_VALUE) < 0) {
+            throw new CorruptFileException(where + ": size limits key " + header.getInt(MapLayout.MAX_KEY)
+                    + ", value " + header.getInt(MapLayout.MAX_VALUE) + " are not positive");
+        }
+    }
+
+    private static int headerCrc(Segment header) {
+        byte[] b = new byte[MapLayout.CREATED_MILLIS + 8];
+        header.copyTo(0, b, 0, b.length);
+        CRC32C c = new CRC32C();
+        c.update(b, MapLayout.VERSION, MapLayout.CRC - MapLayout.VERSION);
+        c.update(b, MapLayout.CREATED_MILLIS, 8);
+        return (int) c.getValue();
+    }
+
+    private static long segmentSize(ChunkPool pool, int slots, long heap) {
+        long bytes = SectionLayout.TABLE + 8L * slots + Math.max(heap, 64);
+        long chunk = pool.chunkSize();
+        return (bytes + chunk - 1) / chunk * chunk;
+    }
+
+    private static void writeEmptySection(Segment seg, int section, long generation, int slots) {
+        seg.fill(0, SectionLayout.TABLE + 8L * slots, (byte) 0);
+        writeSectionHeader(seg, section, generation, slots, SectionLayout.TABLE + 8L * slots, 0, 0);
+    }
+
+    private static void writeSectionHeader(Segment seg, int section, long generation, int slots, long top,
+                                           long garbage, int used) {
+        seg.putLong(SectionLayout.GENERATION, generation);
+        seg.putInt(SectionLayout.SECTION, section);
+        seg.putInt(SectionLayout.SLOTS, slots);
+        seg.putLong(SectionLayout.HEAP_START, SectionLayout.TABLE + 8L * slots);
+        seg.putLong(SectionLayout.HEAP_END, Math.min(seg.size(), OFFSET_MASK));
+        seg.putLong(HEAP_TOP, top);
+        seg.putLong(GARBAGE, garbage);
+        seg.putInt(USED, used);
+        seg.putInt(SectionLayout.CRC, SectionView.crc(seg));
+        seg.putLongVolatile(SectionLayout.MAGIC, SectionLayout.MAGIC_VALUE);
+    }
+
+    // ---------------------------------------------------------------- hashing and sections
+
+    /** @return the hash of a key's bytes (XXH64, seed 0): the same as {@link Segment#hash64} over them */
+    static long hash(byte[] key, int off, int len) {
+        return XxHash64.hash(key, off, len);
+    }
+
+    int sectionOf(long hash) {
+        return sectionCount == 1 ? 0 : (int) (hash >>> sectionShift);
+    }
+
+    /** @return the view of a section's current generation, opening it if this process has not yet */
+    private SectionView current(int section) {
+        while (true) {
+            long g = header.getLongVolatile(MapLayout.line(section) + LINE_GENERATION);
+            SectionView v = view(section, g);
+            if (v != null) {
+                return v;
+            }
+        }
+    }
+
+    /** @return the view of that generation, or null if the section has moved past it meanwhile */
+    private SectionView view(int section, long generation) {
+        SectionView v = views.get(section);
+        if (v != null && v.generation == generation) {
+            return v;
+        }
+        return refresh(section, generation);
+    }
+
+    private SectionView refresh(int section, long generation) {
+        synchronized (monitors[section]) {
+            checkOpen();
+            SectionView v = views.get(section);
+            if (v != null && v.generation == generation) {
+                return v;
+            }
+            String n = MapLayout.sectionName(name, section, generation);
+            Optional<Segment> s = pool.open(n);
+            if (s.isEmpty()) {
+                if (header.getLongVolatile(MapLayout.line(section) + LINE_GENERATION) != generation) {
+                    return null;
+                }
+                throw new CorruptFileException("map '" + name + "' section " + section + ": its generation "
+                        + generation + " names a segment '" + n + "' the pool does not have");
+            }
+            SectionView nv;
+            try {
+                nv = SectionView.open(s.get(), section, generation);
+            } catch (RuntimeException e) {
+                s.get().close();
+                throw e;
+            }
+            install(section, nv, v);
+            return nv;
+        }
+    }
+
+    /** Puts a view in the cache and closes the one it replaces; the caller holds the section's monitor. */
+    private void install(int section, SectionView nv, SectionView old) {
+        views.set(section, nv);
+        if (old != null) {
+            old.segment.close();
+        }
+    }
+
+    // ---------------------------------------------------------------- reads
+
+    /**
+     * Finds a key and hands its value to a reader, without locks and without writing shared memory.
+     *
+     * @return the reader's result, or {@code absent} if the key is not in the map
+     */
+    <R> R read(byte[] key, int koff, int klen, long hash, ValueReader<R> reader, R absent) {
+        int section = sectionOf(hash);
+        long genAt = MapLayout.line(section) + LINE_GENERATION;
+        while (true) {
+            long g = header.getLongVolatile(genAt);
+            SectionView v = view(section, g);
+            if (v == null) {
+                continue;
+            }
+            try {
+                long off = find(v, key, koff, klen, hash);
+                R result = absent;
+                boolean damaged = false;
+                if (off >= 0) {
+                    Segment seg = v.segment;
+                    int k = seg.getInt(off + EntryLayout.KEY_LENGTH);
+                    int vl = seg.getInt(off + EntryLayout.VALUE_LENGTH);
+                    if (checksumMatches(v, off, k, vl)) {
+                        result = reader.read(seg, off + EntryLayout.KEY + k, vl);
+                    } else {
+                        damaged = true;
+                    }
+                }
+                VarHandle.acquireFence();
+                if (header.getLongVolatile(genAt) == g) {
+                    if (damaged) {
+                        reportDamage(v, off);
+                    }
+                    return result;
+                }
+            } catch (SegmentClosedException e) {
+                checkOpen(); // a newer generation closed this view meanwhile: read again
+            }
+        }
+    }
+
+    /** @return the offset of the key's entry in a view, or -1; never reads outside the view */
+    private long find(SectionView v, byte[] key, int koff, int klen, long hash) {
+        Segment seg = v.segment;
+        long tag = SectionLayout.tag(hash);
+        int mask = v.mask;
+        int idx = (int) hash & mask;
+        for (int n = 0; n <= mask; n++) {
+            long w = seg.getLongVolatile(SectionLayout.slot(idx));
+            if (w == 0) {
+                return -1;
+            }
+            if (w != TOMBSTONE && (w >>> 48) == tag) {
+                long off = w & OFFSET_MASK;
+                if (v.entryFits(off) && seg.getInt(off + EntryLayout.KEY_LENGTH) == klen
+                        && off + EntryLayout.KEY + klen <= v.heapEnd
+                        && seg.mismatch(off + EntryLayout.KEY, key, koff, klen) < 0) {
+                    return off;
+                }
+            }
+            idx = (idx + 1) & mask;
+        }
+        return -1;
+    }
+
+    /** @return whether an entry's lengths are in range and its checksum matches its bytes */
+    private boolean checksumMatches(SectionView v, long off, int k, int vl) {
+        if (k < 0 || k > maxKey || vl < 0 || vl > maxValue
+                || off + EntryLayout.KEY + (long) k + vl > v.heapEnd) {
+            return false;
+        }
+        Segment seg = v.segment;
+        int sum = (int) seg.hash64(off + EntryLayout.KEY_LENGTH, EntryLayout.checkedLength(k, vl));
+        return sum == seg.getInt(off + EntryLayout.CHECKSUM) && seg.getInt(off + EntryLayout.RESERVED) == 0;
+    }
+
+    private void reportDamage(SectionView v, long off) {
+        if (damagedReads.getAndIncrement() < 16) {
+            LOG.warn("map '{}' section {}: the entry at offset {} of segment '{}' fails its checksum; skipped "
+                    + "(the section's next rebuild drops it)", name, v.section, off, v.segment.name());
+        }
+    }
+
+    /**
+     * Reads every live entry of one section at one instant (one generation), for iteration.
+     *
+     * @return key and value bytes of each entry, in slot order
+     */
+    List<byte[][]> snapshot(int section) {
+        long genAt = MapLayout.line(section) + LINE_GENERATION;
+        while (true) {
+            long g = header.getLongVolatile(genAt);
+            SectionView v = view(section, g);
+            if (v == null) {
+                continue;
+            }
+            try {
+                List<byte[][]> out = new ArrayList<>();
+                Segment seg = v.segment;
+                for (int i = 0; i < v.slots; i++) {
+                    long w = seg.getLongVolatile(SectionLayout.slot(i));
+                    if (w == 0 || w == TOMBSTONE) {
+                        continue;
+                    }
+                    long off = w & OFFSET_MASK;
+                    if (!v.entryFits(off)) {
+                        continue;
+                    }
+                    int k = seg.getInt(off + EntryLayout.KEY_LENGTH);
+                    int vl = seg.getInt(off + EntryLayout.VALUE_LENGTH);
+                    if (!checksumMatches(v, off, k, vl)) {
+                        continue;
+                    }
+                    byte[] kb = new byte[k];
+                    byte[] vb = new byte[vl];
+                    seg.copyTo(off + EntryLayout.KEY, kb, 0, k);
+                    seg.copyTo(off + EntryLayout.KEY + k, vb, 0, vl);
+                    out.add(new byte[][] {kb, vb});
+                }
+                VarHandle.acquireFence();
+                if (header.getLongVolatile(genAt) == g) {
+                    return out;
+                }
+            } catch (SegmentClosedException e) {
+                checkOpen();
+            }
+        }
+    }
+
+    /** @return live entries: the sum of the sections' counts */
+    long size() {
+        checkOpen();
+        long n = 0;
+        for (int s = 0; s < sectionCount; s++) {
+            n += Math.max(0, header.getLongVolatile(MapLayout.line(s) + LINE_COUNT));
+        }
+        return n;
+    }
+
+    // ---------------------------------------------------------------- writes
+
+    /** What a write does with the key's entry, under its section's lock. */
+    @FunctionalInterface
+    interface WriteOp<R> {
+        /**
+         * @param entry the key's entry: present or not, and the means to change it
+         * @return the result of the write
+         */
+        R apply(Cursor entry);
+    }
+
+    /**
+     * Runs an operation on a key's entry under its section's lock (taking over the lock of a dead
+     * holder, and repairing the section, on the way).
+     *
+     * @return what the operation returned
+     */
+    <R> R write(byte[] key, int koff, int klen, long hash, WriteOp<R> op) {
+        if (readOnly) {
+            throw new UnsupportedOperationException("map '" + name + "' was opened read-only");
+        }
+        int section = sectionOf(hash);
+        lock(section);
+        try {
+            Cursor c = new Cursor(section, key, koff, klen, hash);
+            c.locate();
+            return op.apply(c);
+        } catch (SegmentClosedException e) {
+            checkOpen();
+            throw e;
+        } finally {
+            unlock(section);
+        }
+    }
+
+    /** A key's place in its section, for the holder of the section's lock. */
+    final class Cursor {
+        private final int section;
+        private final byte[] key;
+        private final int koff;
+        private final int klen;
+        private final long hash;
+        private SectionView v;
+        private int slot;          // the key's slot, or where it would go (-1: no room)
+        private long entry = -1;   // offset of the key's entry if present
+        private int valueLength;
+        private long oldSize;      // heap bytes of the entry the slot refers to now (live or damaged)
+        private boolean intoEmpty; // whether an insertion would use an empty slot (not a tombstone)
+        private boolean occupied;  // whether the key's slot refers to an entry (live or damaged): counted
+
+        private Cursor(int section, byte[] key, int koff, int klen, long hash) {
+            this.section = section;
+            this.key = key;
+            this.koff = koff;
+            this.klen = klen;
+            this.hash = hash;
+        }
+
+        private void locate() {
+            v = current(section);
+            Segment seg = v.segment;
+            long tag = SectionLayout.tag(hash);
+            int mask = v.mask;
+            int idx = (int) hash & mask;
+            int tomb = -1;
+            entry = -1;
+            oldSize = 0;
+            slot = -1;
+            occupied = false;
+            for (int n = 0; n <= mask; n++) {
+                long w = seg.getLong(SectionLayout.slot(idx));
+                if (w == 0) {
+                    slot = tomb >= 0 ? tomb : idx;
+                    intoEmpty = tomb < 0;
+                    return;
+                }
+                if (w == TOMBSTONE) {
+                    if (tomb < 0) {
+                        tomb = idx;
+                    }
+                } else if ((w >>> 48) == tag) {
+                    long off = w & OFFSET_MASK;
+                    if (v.entryFits(off) && seg.getInt(off + EntryLayout.KEY_LENGTH) == klen
+                            && off + EntryLayout.KEY + klen <= v.heapEnd
+                            && seg.mismatch(off + EntryLayout.KEY, key, koff, klen) < 0) {
+                        int vl = seg.getInt(off + EntryLayout.VALUE_LENGTH);
+                        slot = idx;
+                        intoEmpty = false;
+                        occupied = true;
+                        if (checksumMatches(v, off, klen, vl)) {
+                            entry = off;
+                            valueLength = vl;
+                            oldSize = EntryLayout.size(klen, vl);
+                        } else {
+                            reportDamage(v, off); // overwritten or removed like a live entry, counted as none
+                            oldSize = 0;
+                            entry = -2;
+                        }
+                        return;
+                    }
+                }
+                idx = (idx + 1) & mask;
+            }
+            slot = tomb;
+            intoEmpty = false;
+        }
+
+        /** @return whether the key has an entry */
+        boolean present() {
+            return entry >= 0;
+        }
+
+        /** @return the segment holding the entry (valid until the write returns) */
+        Segment segment() {
+            return v.segment;
+        }
+
+        /** @return offset of the present value's first byte */
+        long valueOffset() {
+            return entry + EntryLayout.KEY + klen;
+        }
+
+        /** @return the present value's length */
+        int valueLength() {
+            return valueLength;
+        }
+
+        /** @return a copy of the present value's bytes */
+        byte[] value() {
+            byte[] b = new byte[valueLength];
+            v.segment.copyTo(valueOffset(), b, 0, valueLength);
+            return b;
+        }
+
+        /** @return whether the present value's bytes equal an array's */
+        boolean valueEquals(byte[] other, int off, int len) {
+            return present() && len == valueLength
+                    && v.segment.mismatch(valueOffset(), other, off, len) < 0;
+        }
+
+        /** Sets the key's value (inserting the entry if absent). */
+        void put(byte[] value, int off, int len) {
+            checkValueLength(len);
+            long at = append(EntryLayout.size(klen, len));
+            Segment seg = v.segment;
+            seg.putInt(at + EntryLayout.VALUE_LENGTH, len);
+            seg.copyFrom(value, off, at + EntryLayout.KEY + klen, len);
+            publish(at, len);
+        }
+
+        /** Copies the present value to fresh space, lets the updater change it there, publishes it. */
+        void update(ValueUpdater updater) {
+            if (!present()) {
+                throw new IllegalStateException("no entry to update");
+            }
+            int len = valueLength;
+            long size = EntryLayout.size(klen, len);
+            long at = append(size);
+            // append may have rebuilt the section: the entry is found again there.
+            Segment seg = v.segment;
+            seg.putInt(at + EntryLayout.VALUE_LENGTH, len);
+            seg.copyTo(valueOffset(), seg, at + EntryLayout.KEY + klen, len);
+            updater.update(seg, at + EntryLayout.KEY + klen, len);
+            publish(at, len);
+        }
+
+        /** Removes the key's entry if it has one (or a damaged one). */
+        void remove() {
+            if (!occupied) {
+                return;
+            }
+            Segment seg = v.segment;
+            seg.putLongVolatile(SectionLayout.slot(slot), TOMBSTONE);
+            seg.putLong(GARBAGE, seg.getLong(GARBAGE) + oldSize);
+            addCount(section, -1);
+            occupied = false;
+            entry = -1;
+            oldSize = 0;
+            intoEmpty = false;
+        }
+
+        /**
+         * Reserves heap space for a new entry of this key, rebuilding the section first if the
+         * heap or the table is too full, and writes the key and its length there.
+         *
+         * @return the new entry's offset
+         */
+        private long append(long size) {
+            Segment seg = v.segment;
+            long top = seg.getLong(HEAP_TOP);
+            boolean tableFull = slot < 0
+                    || (intoEmpty && (seg.getInt(USED) + 1L) * 4 > (long) v.slots * 3);
+            if (tableFull || top < v.heapStart || top + size > v.heapEnd) {
+                rebuild(section, size, false);
+                locate();
+                seg = v.segment;
+                top = seg.getLong(HEAP_TOP);
+                if (slot < 0 || top + size > v.heapEnd) {
+                    throw new IllegalStateException("map '" + name + "' section " + section
+                            + ": no room after a rebuild (slot " + slot + ", top " + top + ", size " + size + ")");
+                }
+            }
+            seg.putInt(top + EntryLayout.KEY_LENGTH, klen);
+            seg.putInt(top + EntryLayout.RESERVED, 0);
+            seg.copyFrom(key, koff, top + EntryLayout.KEY, klen);
+            return top;
+        }
+
+        /** Checksums the entry at {@code at}, moves the heap top past it and points the key's slot at it. */
+        private void publish(long at, int len) {
+            Segment seg = v.segment;
+            long size = EntryLayout.size(klen, len);
+            long end = at + EntryLayout.KEY + klen + len;
+            if (end < at + size) {
+                seg.fill(end, at + size - end, (byte) 0);
+            }
+            seg.putInt(at + EntryLayout.CHECKSUM,
+                    (int) seg.hash64(at + EntryLayout.KEY_LENGTH, EntryLayout.checkedLength(klen, len)));
+            seg.putLong(HEAP_TOP, at + size);
+            boolean inserted = !occupied;
+            if (intoEmpty) {
+                seg.putInt(USED, seg.getInt(USED) + 1);
+            }
+            seg.putLongOrdered(SectionLayout.slot(slot), SectionLayout.word(hash, at));
+            if (oldSize > 0) {
+                seg.putLong(GARBAGE, seg.getLong(GARBAGE) + oldSize);
+            }
+            if (inserted) {
+                addCount(section, 1);
+            }
+            entry = at;
+            valueLength = len;
+            oldSize = size;
+            intoEmpty = false;
+            occupied = true;
+        }
+    }
+
+    private void addCount(int section, long delta) {
+        long at = MapLayout.line(section) + LINE_COUNT;
+        header.putLongVolatile(at, header.getLong(at) + delta);
+    }
+
+    void checkValueLength(int len) {
+        if (len > maxValue) {
+            throw new FerriteException("value of " + len + " bytes is over map '" + name
+                    + "''s limit of " + maxValue + " bytes");
+        }
+    }
+
+    void checkKeyLength(int len) {
+        if (len > maxKey) {
+            throw new FerriteException("key of " + len + " bytes is over map '" + name
+                    + "''s limit of " + maxKey + " bytes");
+        }
+    }
+
+    // ---------------------------------------------------------------- locks
+
+    private void lock(int section) {
+        checkOpen();
+        Thread me = Thread.currentThread();
+        if (lockOwners[section] == me) {
+            throw new IllegalStateException("recursive update: this thread already holds the lock of map '" + name
+                    + "' section " + section + " (a compute/merge function or updater must not write the map)");
+        }
+        long at = MapLayout.line(section) + LINE_LOCK;
+        long mine = client.lockValue;
+        for (int waits = 0; ; waits++) {
+            long cur = header.getLongVolatile(at);
+            if (cur == 0) {
+                if (header.compareAndSetLong(at, 0, mine)) {
+                    lockOwners[section] = me;
+                    return;
+                }
+                continue;
+            }
+            if (waits < SPINS) {
+                Thread.onSpinWait();
+            } else if (waits < YIELDS) {
+                Thread.yield();
+            } else {
+                LockSupport.parkNanos(20_000);
+                if (waits % LIVENESS_EVERY == 0) {
+                    checkOpen();
+                    if (takeOverIfDead(section, cur)) {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /** Takes a section's lock from a dead holder and repairs the section; false if the holder may run. */
+    private boolean takeOverIfDead(int section, long lock) {
+        if (MapClients.lockHolderRuns(header, lock)) {
+            return false;
+        }
+        long at = MapLayout.line(section) + LINE_LOCK;
+        if (!header.compareAndSetLong(at, lock, client.lockValue)) {
+            return false;
+        }
+        lockOwners[section] = Thread.currentThread();
+        long pid = MapClients.lockHolderPid(header, lock);
+        try {
+            repair(section, pid);
+        } catch (RuntimeException e) {
+            unlock(section);
+            throw e;
+        }
+        return true;
+    }
+
+    private void unlock(int section) {
+        lockOwners[section] = null;
+        header.putLongVolatile(MapLayout.line(section) + LINE_LOCK, 0);
+    }
+
+    /** At a writable open: repairs each section whose lock a dead process holds. */
+    private int repairDeadHolders() {
+        int repaired = 0;
+        for (int s = 0; s < sectionCount; s++) {
+            long lock = header.getLongVolatile(MapLayout.line(s) + LINE_LOCK);
+            if (lock != 0 && takeOverIfDead(s, lock)) {
+                unlock(s);
+                repaired++;
+            }
+        }
+        return repaired;
+    }
+
+    private void repair(int section, long deadPid) {
+        long at = MapLayout.line(section) + LINE_REPAIRS;
+        header.putLongVolatile(at, header.getLong(at) + 1);
+        LOG.warn("map '{}' section {}: its writer (pid {}) died holding the lock; taken over and repaired",
+                name, section, deadPid);
+        try {
+            rebuild(section, 0, true);
+        } catch (PoolExhaustedException e) {
+            recountInPlace(section);
+            LOG.warn("map '{}' section {}: no pool space to rebuild it ({}); its counts were repaired in place",
+                    name, section, e.getMessage());
+        }
+    }
+
+    /** Recounts a section's live entries and used slots where it is (when no rebuild fits). */
+    private void recountInPlace(int section) {
+        SectionView v = current(section);
+        Segment seg = v.segment;
+        long live = 0;
+        int used = 0;
+        for (int i = 0; i < v.slots; i++) {
+            long w = seg.getLong(SectionLayout.slot(i));
+            if (w == 0) {
+                continue;
+            }
+            used++;
+            if (w != TOMBSTONE && v.entryFits(w & OFFSET_MASK)) {
+                long off = w & OFFSET_MASK;
+                if (checksumMatches(v, off, seg.getInt(off + EntryLayout.KEY_LENGTH), seg.getInt(off + EntryLayout.VALUE_LENGTH))) {
+                    live++;
+                }
+            }
+        }
+        seg.putInt(USED, used);
+        header.putLongVolatile(MapLayout.line(section) + LINE_COUNT, live);
+    }
+
+    // ---------------------------------------------------------------- rebuilds
+
+    /**
+     * Writes a section's live entries into a new data segment sized for them plus room, and
+     * switches the section to it with one store of its generation; readers of the old generation
+     * finish on it (its chunks go back to the pool when the last handle on it closes). Entries
+     * whose checksum fails are dropped and counted. The caller holds the section's lock.
+     *
+     * @param extra     heap bytes the caller is about to append
+     * @param dropAll   whether to keep no entry (clear)
+     * @throws PoolExhaustedException if the pool cannot hold the new segment; nothing changed then
+     */
+    void rebuild(int section, long extra, boolean repairing) {
+        rebuild(section, extra, repairing, false);
+    }
+
+    private void rebuild(int section, long extra, boolean repairing, boolean dropAll) {
+        SectionView old = current(section);
+        Segment os = old.segment;
+        long[] keep = new long[16];
+        int live = 0;
+        long bytes = 0;
+        long dropped = 0;
+        for (int i = 0; i < old.slots && !dropAll; i++) {
+            long w = os.getLong(SectionLayout.slot(i));
+            if (w == 0 || w == TOMBSTONE) {
+                continue;
+            }
+            long off = w & OFFSET_MASK;
+            int k = v(old, off, EntryLayout.KEY_LENGTH);
+            int vl = v(old, off, EntryLayout.VALUE_LENGTH);
+            if (!old.entryFits(off) || !checksumMatches(old, off, k, vl)) {
+                dropped++;
+                continue;
+            }
+            if (live == keep.length) {
+                keep = java.util.Arrays.copyOf(keep, live * 2);
+            }
+            keep[live++] = off;
+            bytes += EntryLayout.size(k, vl);
+        }
+        int slots = SectionLayout.MIN_SLOTS;
+        while ((long) slots < (live + 1L) * 2 && slots < SectionLayout.MAX_SLOTS) {
+            slots <<= 1;
+        }
+        long heap = bytes + extra + Math.max(Math.max(bytes / 2, extra), 4096);
+        long generation = old.generation + 1;
+        String newName = MapLayout.sectionName(name, section, generation);
+        pool.delete(newName); // left by a rebuild that died before its switch
+        pool.delete(MapLayout.sectionName(name, section, old.generation - 1)); // left by one that died after it
+        Segment ns = pool.allocate(newName, segmentSize(pool, slots, heap));
+        SectionView nv;
+        try {
+            ns.fill(0, SectionLayout.TABLE + 8L * slots, (byte) 0);
+            long top = SectionLayout.TABLE + 8L * slots;
+            int mask = slots - 1;
+            for (int i = 0; i < live; i++) {
+                long off = keep[i];
+                int k = os.getInt(off + EntryLayout.KEY_LENGTH);
+                int vl = os.getInt(off + EntryLayout.VALUE_LENGTH);
+                long size = EntryLayout.size(k, vl);
+                os.copyTo(off, ns, top, size);
+                long h = os.hash64(off + EntryLayout.KEY, k);
+                int idx = (int) h & mask;
+                while (ns.getLong(SectionLayout.slot(idx)) != 0) {
+                    idx = (idx + 1) & mask;
+                }
+                ns.putLong(SectionLayout.slot(idx), SectionLayout.word(h, top));
+                top += size;
+            }
+            writeSectionHeader(ns, section, generation, slots, top, 0, live);
+            nv = SectionView.open(ns, section, generation);
+        } catch (RuntimeException e) {
+            ns.close();
+            pool.delete(newName);
+            throw e;
+        }
+        long line = MapLayout.line(section);
+        header.putLongVolatile(line + LINE_GENERATION, generation);
+        header.putLongVolatile(line + LINE_COUNT, live);
+        if (dropped > 0) {
+            header.putLongVolatile(line + LINE_DROPPED, header.getLong(line + LINE_DROPPED) + dropped);
+            LOG.warn("map '{}' section {}: {} damaged entries dropped by a {}", name, section, dropped,
+                    repairing ? "repair" : "rebuild");
+        }
+        synchronized (monitors[section]) {
+            install(section, nv, views.get(section));
+        }
+        pool.delete(old.segment.name());
+        rebuilds.incrementAndGet();
+    }
+
+    /** @return an int field of an entry, or -1 if the entry's header is outside the heap */
+    private static int v(SectionView view, long off, int field) {
+        return view.entryFits(off) ? view.segment.getInt(off + field) : -1;
+    }
+
+    /** Empties every section (one at a time, each under its lock), giving their memory back. */
+    void clear() {
+        if (readOnly) {
+            throw new UnsupportedOperationException("map '" + name + "' was opened read-only");
+        }
+        for (int s = 0; s < sectionCount; s++) {
+            lock(s);
+            try {
+                rebuild(s, 0, false, true);
+            } finally {
+                unlock(s);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- stats, close
+
+    MapStats stats() {
+        checkOpen();
+        long entries = 0;
+        long segmentBytes = header.size();
+        long used = 0;
+        long garbage = 0;
+        long repairs = 0;
+        long dropped = 0;
+        for (int s = 0; s < sectionCount; s++) {
+            long line = MapLayout.line(s);
+            entries += Math.max(0, header.getLongVolatile(line + LINE_COUNT));
+            repairs += header.getLongVolatile(line + LINE_REPAIRS);
+            dropped += header.getLongVolatile(line + LINE_DROPPED);
+            SectionView v = current(s);
+            try {
+                segmentBytes += v.segment.size();
+                used += v.segment.getLong(HEAP_TOP) - v.heapStart;
+                garbage += v.segment.getLong(GARBAGE);
+            } catch (SegmentClosedException e) {
+                checkOpen();
+                s--;
+            }
+        }
+        return new MapStats(entries, sectionCount, segmentBytes, used, garbage, rebuilds.get(), repairs, dropped,
+                damagedReads.get(), repairedAtOpen);
+    }
+
+    String describe() {
+        return "'" + name + "' in " + pool.spec().describe();
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    void checkOpen() {
+        if (closed || pool.isClosed()) {
+            throw new FerriteException("map " + describe() + " is closed");
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (int s = 0; s < sectionCount; s++) {
+            synchronized (monitors[s]) {
+                SectionView v = views.getAndSet(s, null);
+                if (v != null) {
+                    v.segment.close();
+                }
+            }
+        }
+        if (client != null && !pool.isClosed()) {
+            MapClients.release(header, client);
+        }
+        header.close();
+    }
+}

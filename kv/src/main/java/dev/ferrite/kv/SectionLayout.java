@@ -1,0 +1,78 @@
+package dev.ferrite.kv;
+
+/**
+ * Byte layout of a section's data segment: a header, an open-addressing table of slot words, and a
+ * heap of entries ({@link EntryLayout}) filled from the front. Little-endian. Mirrored in
+ * {@code docs/FORMAT.md} ("Map, version 1").
+ *
+ * <pre>
+ *   0        8            16        20       24           32         40          48        56       60     64
+ *   +--------+------------+---------+--------+------------+----------+-----------+---------+--------+------+
+ *   | MAGIC  | GENERATION | SECTION | SLOTS  | HEAP_START | HEAP_END | HEAP_TOP  | GARBAGE | USED   | CRC  |
+ *   +--------+------------+---------+--------+------------+----------+-----------+---------+--------+------+
+ *  64: SLOTS slot words of 8 bytes; HEAP_START = 64 + 8 * SLOTS; entries up to HEAP_END
+ * </pre>
+ *
+ * <p>The fields before {@link #HEAP_TOP} are written once, when the segment is built, and covered
+ * by the CRC (all but the magic, which is written last). {@code HEAP_TOP}, {@code GARBAGE} and {@code USED} are
+ * written only by the holder of the section's lock.
+ *
+ * <p>A slot word is 0 (empty), {@link #TOMBSTONE} (a removed entry: probing continues past it), or
+ * {@code tag << 48 | offset}: the offset of an entry in this segment (8-aligned, in
+ * [HEAP_START, HEAP_END)) and 16 bits of the key's hash ({@link #tag}) that spare most key
+ * comparisons. A key's home slot is {@code hash & (SLOTS - 1)}; probing is linear.
+ */
+final class SectionLayout {
+
+    /** long: "FERRSEC1" in ASCII, little-endian. */
+    static final int MAGIC = 0;
+    /** The magic value. */
+    static final long MAGIC_VALUE = 0x3143455352524546L;
+    /** long: the generation in the segment's name. */
+    static final int GENERATION = 8;
+    /** int: the section's index. */
+    static final int SECTION = 16;
+    /** int: number of slot words, a power of two. */
+    static final int SLOTS = 20;
+    /** long: offset of the heap, {@code 64 + 8 * SLOTS}. */
+    static final int HEAP_START = 24;
+    /** long: end of the heap, at most the segment's size. */
+    static final int HEAP_END = 32;
+    /** long: offset of the first unused heap byte. */
+    static final int HEAP_TOP = 40;
+    /** long: bytes of heap held by entries no slot refers to any more. */
+    static final int GARBAGE = 48;
+    /** int: slot words that are not empty (entries and tombstones). */
+    static final int USED = 56;
+    /** int: CRC-32C of bytes [8, 40) (the magic, written last, is not covered). */
+    static final int CRC = 60;
+    /** Offset of slot word 0. */
+    static final int TABLE = 64;
+
+    /** The slot word of a removed entry. */
+    static final long TOMBSTONE = 1;
+    /** Bits of a slot word that hold the entry offset. */
+    static final long OFFSET_MASK = (1L << 48) - 1;
+    /** Fewest slots a section has. */
+    static final int MIN_SLOTS = 64;
+    /** Most slots a section has. */
+    static final int MAX_SLOTS = 1 << 30;
+
+    private SectionLayout() {
+    }
+
+    /** @return offset of a slot word */
+    static long slot(int index) {
+        return TABLE + 8L * index;
+    }
+
+    /** @return the 16-bit tag of a key hash stored in its slot word */
+    static long tag(long hash) {
+        return (hash >>> 32) & 0xFFFF;
+    }
+
+    /** @return the slot word for an entry at an offset */
+    static long word(long hash, long entryOffset) {
+        return tag(hash) << 48 | entryOffset;
+    }
+}

@@ -1,0 +1,26 @@
+package dev.ferrite.kv;
+
+import dev.ferrite.Segment;
+
+/**
+ * Reads a stored value where it lies, without copying it: the zero-copy get of
+ * {@link FerriteMap#readValue(byte[], ValueReader)}.
+ *
+ * <p>The reader runs without any lock while writers go on; the map checks afterwards that what it
+ * read was current and calls the reader again if not, so a reader must only read the range it is
+ * given and have no effect that a second call would repeat wrongly (compute a result, do not append
+ * to a list). It must not keep the segment or the offset: both mean nothing after it returns.
+ *
+ * @param <R> the result type
+ */
+@FunctionalInterface
+public interface ValueReader<R> {
+
+    /**
+     * @param segment the segment holding the value; only [offset, offset + length) may be read
+     * @param offset  byte offset of the value's first byte in the segment
+     * @param length  the value's length in bytes, 0 or more
+     * @return the result handed back to the caller of the map
+     */
+    R read(Segment segment, long offset, int length);
+}
