@@ -547,11 +547,6 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
         }
     }
 
-    @Override
-    public String toString() {
-        return "FerriteMap[" + store.describe() + ", " + store.size() + " entries]";
-    }
-
     // ---------------------------------------------------------------- views
 
     private final class EntryIterator implements Iterator<Map.Entry<K, V>> {
