@@ -1,0 +1,188 @@
+package dev.ferrite.kv;
+
+import dev.ferrite.PoolSpec;
+import dev.ferrite.testkit.ChildJvm;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Real child JVMs on one map: writers killed with {@code kill -9} at random instants over many
+ * rounds while this process reads, each round followed by a check that every acknowledged key
+ * holds its last acknowledged value (or a later one) and that nothing is torn; and
+ * {@code merge} as a counter from three processes at once, exact at the end.
+ */
+class MapProcessTest {
+
+    private static final int KEYS = 500;
+
+    @TempDir
+    Path dir;
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ferrite.kv.MapTargets#backends")
+    void writersKilledAtRandomInstantsLoseNoAcknowledgedWrite(String backend) throws Exception {
+        String where = where(backend, "killed");
+        FerriteMapBuilder<String, byte[]> b = builder(backend, where);
+        b.expectedEntries(100).create().close(); // small, so the writers' rebuilds get killed too
+        Map<String, Long> acked = new ConcurrentHashMap<>();
+        Random random = new Random(7);
+        long repairsSeen = 0;
+        try {
+            for (int round = 0; round < 6; round++) {
+                List<Process> writers = new ArrayList<>();
+                List<Thread> readers = new ArrayList<>();
+                for (int id = 0; id < 2; id++) {
+                    Process p = ChildJvm.start(ChildJvm.ferriteFlags(), MapPeer.class, "writer", backend, where,
+                            String.valueOf(id), String.valueOf(KEYS), String.valueOf(round * 1_000_000_000L));
+                    writers.add(p);
+                    readers.add(readAcks(p, acked));
+                }
+                AtomicBoolean stop = new AtomicBoolean();
+                AtomicReference<Throwable> readerError = new AtomicReference<>();
+                AtomicLong reads = new AtomicLong();
+                Thread reader = new Thread(() -> readWhileTheyWrite(b, stop, readerError, reads));
+                reader.start();
+                Thread.sleep(1200 + random.nextInt(1200)); // start-up, then a random instant of writing
+                for (Process p : writers) {
+                    p.destroyForcibly(); // SIGKILL
+                }
+                for (Process p : writers) {
+                    assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+                }
+                for (Thread t : readers) {
+                    t.join();
+                }
+                stop.set(true);
+                reader.join();
+                if (readerError.get() != null) {
+                    throw new AssertionError("a read during the writes failed", readerError.get());
+                }
+                assertTrue(reads.get() > 0);
+                try (FerriteMap<String, byte[]> map = b.open()) {
+                    for (Map.Entry<String, Long> e : acked.entrySet()) {
+                        byte[] v = map.get(e.getKey());
+                        assertTrue(v != null, "acknowledged key " + e.getKey() + " is missing after round " + round);
+                        long stored = MapPeer.sequence(v);
+                        // The last acknowledged put or a later one of the same key (acknowledgements
+                        // still in the writer's buffer when it died never reached this process).
+                        int keyIndex = Integer.parseInt(e.getKey().substring(e.getKey().indexOf('-') + 1));
+                        assertTrue(stored >= e.getValue() && stored % KEYS == keyIndex
+                                        && stored < (round + 1) * 1_000_000_000L,
+                                e.getKey() + " holds " + stored + ", last acknowledged " + e.getValue() + " (round " + round + ")");
+                    }
+                    long n = 0;
+                    for (Map.Entry<String, byte[]> e : map.entrySet()) {
+                        MapPeer.sequence(e.getValue());
+                        n++;
+                    }
+                    assertEquals(map.size(), n, "size() counts what iteration finds");
+                    repairsSeen = map.stats().repairs();
+                }
+            }
+            assertTrue(acked.size() >= KEYS, "the writers got going: " + acked.size() + " keys acknowledged");
+            System.out.println("kill -9 rounds on " + backend + ": " + acked.size() + " keys acknowledged, "
+                    + repairsSeen + " section takeovers and repairs");
+        } finally {
+            delete(backend, where);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ferrite.kv.MapTargets#backends")
+    void mergeCountsExactlyFromThreeProcessesAtOnce(String backend) throws Exception {
+        String where = where(backend, "merge");
+        FerriteMapBuilder<String, byte[]> b = builder(backend, where);
+        int perProcess = 3000;
+        try (FerriteMap<String, byte[]> map = b.create()) {
+            assertNull(map.get("counter"));
+            List<Process> mergers = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                mergers.add(ChildJvm.start(ChildJvm.ferriteFlags(), MapPeer.class, "merger", backend, where,
+                        String.valueOf(perProcess)));
+            }
+            for (int i = 0; i < perProcess; i++) {
+                map.merge("counter", MapPeer.value(1), (a, c) -> MapPeer.value(MapPeer.sequence(a) + MapPeer.sequence(c)));
+            }
+            for (Process p : mergers) {
+                String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+                assertEquals(0, p.exitValue(), out);
+                assertTrue(out.contains("done"), out);
+            }
+            assertEquals(3L * perProcess, MapPeer.sequence(map.get("counter")));
+        } finally {
+            delete(backend, where);
+        }
+    }
+
+    private static void readWhileTheyWrite(FerriteMapBuilder<String, byte[]> b, AtomicBoolean stop,
+                                           AtomicReference<Throwable> error, AtomicLong reads) {
+        try (FerriteMap<String, byte[]> map = b.open()) {
+            Random r = new Random();
+            while (!stop.get()) {
+                byte[] v = map.get("w" + r.nextInt(2) + "-" + r.nextInt(KEYS));
+                if (v != null) {
+                    MapPeer.sequence(v); // throws on a torn value
+                }
+                reads.incrementAndGet();
+            }
+        } catch (Throwable t) {
+            error.set(t);
+        }
+    }
+
+    private static Thread readAcks(Process p, Map<String, Long> acked) {
+        Thread t = new Thread(() -> {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = in.readLine()) != null) {
+                    int space = line.indexOf(' ');
+                    if (space > 0) {
+                        long i = Long.parseLong(line.substring(space + 1));
+                        acked.merge(line.substring(0, space), i, Math::max);
+                    }
+                }
+            } catch (IOException | NumberFormatException e) {
+                // a line cut by the kill: everything before it was read
+            }
+        });
+        t.start();
+        return t;
+    }
+
+    private String where(String backend, String what) {
+        return backend.equals("shm") ? "shm:" + MapTargets.shmName(what.hashCode() & 0xFFFF)
+                : "file:" + dir.resolve(what + ".map");
+    }
+
+    private static FerriteMapBuilder<String, byte[]> builder(String backend, String where) {
+        FerriteMapBuilder<String, byte[]> b = FerriteMap.builder(Codec.utf8(), Codec.bytes()).backend(backend).capacity(4L << 30);
+        return where.startsWith("file:") ? b.file(Path.of(where.substring(5))) : b.shm(where.substring(4));
+    }
+
+    private static void delete(String backend, String where) {
+        if (where.startsWith("shm:")) {
+            dev.ferrite.Ferrite.backend(backend).deletePool(PoolSpec.shm(where.substring(4)).build());
+        }
+    }
+}
