@@ -63,10 +63,12 @@ final class MapClients {
                 + " client slots are held by running processes (the most that may have it open for writing at once)");
     }
 
-    /** Gives a slot back: stops stamping and frees it. */
+    /** Gives a slot back: stops stamping and frees it (if the header can still be reached). */
     static void release(Segment header, Held held) {
         held.stamp.cancel();
-        header.compareAndSetLong(MapLayout.client(held.slot) + CLIENT_IDENTITY, Liveness.self(), 0);
+        if (!header.isClosed() && !header.pool().isClosed()) {
+            header.compareAndSetLong(MapLayout.client(held.slot) + CLIENT_IDENTITY, Liveness.self(), 0);
+        }
     }
 
     /**

@@ -84,7 +84,12 @@ final class MapStore implements AutoCloseable {
         }
         this.lockOwners = new Thread[sectionCount];
         this.client = readOnly ? null : MapClients.take(header, describe());
-        this.repairedAtOpen = readOnly ? 0 : repairDeadHolders();
+        try {
+            this.repairedAtOpen = readOnly ? 0 : repairDeadHolders();
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
     }
 
     // ---------------------------------------------------------------- create and open
@@ -979,7 +984,7 @@ final class MapStore implements AutoCloseable {
                 }
             }
         }
-        if (client != null && !pool.isClosed()) {
+        if (client != null) {
             MapClients.release(header, client);
         }
         header.close();
