@@ -1,0 +1,113 @@
+package dev.ferrite.kv;
+
+import dev.ferrite.ChunkPool;
+import dev.ferrite.Segment;
+import dev.ferrite.internal.XxHash64;
+import dev.ferrite.internal.pool.Liveness;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.nio.charset.StandardCharsets;
+import java.util.zip.CRC32C;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Reads a map's bytes at the offsets written in docs/FORMAT.md ("Map, version 1"), as literals,
+ * not through the descriptor classes, and finds a key the way the document says a reader in
+ * another language would: the document and the code must agree.
+ */
+class MapFormatTest {
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ferrite.kv.MapTargets#backends")
+    void bytesAreWhereTheFormatSays(String backend) {
+        try (ChunkPool pool = MapTargets.anonymousPool(backend);
+             FerriteMap<String, String> map = FerriteMap.builder(Codec.utf8(), Codec.utf8())
+                     .pool(pool, "m").maxKeySize(100).maxValueSize(1000).create()) {
+            map.put("hello", "world");
+            map.put("gone", "soon");
+            map.remove("gone");
+            Segment h = pool.open("m").orElseThrow();
+            assertEquals("FERRMAP1", ascii(h, 0));
+            assertEquals(1, h.getInt(8));
+            int sections = h.getInt(12);
+            assertEquals(16, sections);
+            assertEquals(64, h.getInt(16));
+            assertEquals(100, h.getInt(20));
+            assertEquals(1000, h.getInt(24));
+            CRC32C crc = new CRC32C();
+            crc.update(bytes(h, 8, 20));
+            crc.update(bytes(h, 32, 8));
+            assertEquals((int) crc.getValue(), h.getInt(28));
+            assertTrue(Math.abs(System.currentTimeMillis() - h.getLong(32)) < 60_000);
+            assertTrue(h.size() >= 4224 + 64L * sections);
+
+            // This process holds a client slot: its identity word, a generation, a liveness record.
+            int slot = -1;
+            for (int c = 0; c < 64; c++) {
+                if (h.getLong(128 + 64L * c) == Liveness.self()) {
+                    slot = c;
+                }
+            }
+            assertTrue(slot >= 0, "a client slot holds this process's identity word");
+            long clientGeneration = h.getLong(128 + 64L * slot + 8);
+            assertTrue(clientGeneration >= 1);
+            assertEquals(Liveness.self(), h.getLong(128 + 64L * slot + 24), "the liveness record's owner");
+
+            byte[] key = "hello".getBytes(StandardCharsets.UTF_8);
+            long hash = XxHash64.hash(key, 0, key.length);
+            int section = (int) (hash >>> (64 - Integer.numberOfTrailingZeros(sections)));
+            long line = 4224 + 64L * section;
+            assertEquals(0, h.getLong(line), "no writer holds the lock");
+            long generation = h.getLong(line + 8);
+            assertEquals(1, h.getLong(line + 16), "one live entry in the section");
+            assertTrue(generation >= 1);
+
+            Segment s = pool.open("m." + section + "." + generation).orElseThrow();
+            assertEquals("FERRSEC1", ascii(s, 0));
+            assertEquals(generation, s.getLong(8));
+            assertEquals(section, s.getInt(16));
+            int slots = s.getInt(20);
+            assertEquals(64 + 8L * slots, s.getLong(24));
+            assertEquals(s.size(), s.getLong(32));
+            CRC32C sc = new CRC32C();
+            sc.update(bytes(s, 8, 32));
+            assertEquals((int) sc.getValue(), s.getInt(60));
+
+            long word = 0;
+            int idx = (int) hash & (slots - 1);
+            for (int n = 0; n < slots; n++, idx = (idx + 1) & (slots - 1)) {
+                long w = s.getLong(64 + 8L * idx);
+                assertTrue(w != 0, "the probe reaches the key before an empty slot");
+                if (w != 1 && (w >>> 48) == ((hash >>> 32) & 0xFFFF)) {
+                    word = w;
+                    break;
+                }
+            }
+            long entry = word & ((1L << 48) - 1);
+            assertEquals(0, entry % 8);
+            assertEquals(5, s.getInt(entry + 4));
+            assertEquals(5, s.getInt(entry + 8));
+            assertEquals(0, s.getInt(entry + 12));
+            assertEquals("hello", new String(bytes(s, entry + 16, 5), StandardCharsets.UTF_8));
+            assertEquals("world", new String(bytes(s, entry + 21, 5), StandardCharsets.UTF_8));
+            byte[] checked = bytes(s, entry + 4, 12 + 10);
+            assertEquals((int) XxHash64.hash(checked, 0, checked.length), s.getInt(entry));
+            assertTrue(s.getLong(40) >= entry + 32, "HEAP_TOP is past the entry (26 bytes, padded to 32)");
+            h.close();
+            s.close();
+        }
+    }
+
+    private static String ascii(Segment s, long off) {
+        return new String(bytes(s, off, 8), StandardCharsets.US_ASCII);
+    }
+
+    private static byte[] bytes(Segment s, long off, int len) {
+        byte[] b = new byte[len];
+        s.copyTo(off, b, 0, len);
+        return b;
+    }
+}
