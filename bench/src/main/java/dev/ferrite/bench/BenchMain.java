@@ -225,7 +225,8 @@ public final class BenchMain {
                 warmupTime = TimeValue.milliseconds(100);
                 iterations = 1;
                 time = TimeValue.milliseconds(100);
-                b.param("size", "65536").param("slots", "4096").param("chars", "100000").param("messageSize", "8");
+                b.param("size", "65536").param("slots", "4096").param("chars", "100000").param("messageSize", "8")
+                        .param("entries", "10000");
                 break;
             default:
                 // Five samples, not three: with three, JMH's 99.9% error (Student's t, 2 degrees of

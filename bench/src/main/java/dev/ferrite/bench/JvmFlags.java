@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * The JVM flags every forked benchmark JVM gets, for the running JDK: memory for the largest
- * experiment; what Chronicle Bytes and Agrona need to reach JDK internals; on JDK 24+ the flags
+ * experiment; what Chronicle Bytes, Chronicle Map and Agrona need to reach JDK internals; on JDK 24+ the flags
  * that let {@code sun.misc.Unsafe} (the {@code unsafe} backend, Agrona, Chronicle) and Chronicle's
  * native calls run without warnings. {@code -Dchronicle.analytics.disable=true} keeps Chronicle
  * from sending telemetry.
@@ -26,6 +26,12 @@ public final class JvmFlags {
                 "--add-opens=java.base/java.nio=ALL-UNNAMED",
                 "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
                 "--add-opens=java.base/java.lang=ALL-UNNAMED",
+                // Chronicle Map compiles classes at run time, and reads JDK internals
+                "--add-exports=jdk.unsupported/sun.misc=ALL-UNNAMED",
+                "--add-exports=jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED",
+                "--add-opens=jdk.compiler/com.sun.tools.javac=ALL-UNNAMED",
+                "--add-opens=java.base/java.io=ALL-UNNAMED",
+                "--add-opens=java.base/java.util=ALL-UNNAMED",
                 "-Dchronicle.analytics.disable=true",
                 "-Dchronicle.disk.monitor.disable=true"));
         if (Runtime.version().feature() >= 24) {

@@ -95,6 +95,12 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
 
     private byte[] encodeKey(Object key) {
         Objects.requireNonNull(key, "key");
+        if (keyCodec == Codecs.UTF8) {
+            // The JDK's own encoder: one intrinsic copy for a Latin-1 string.
+            byte[] b = ((String) key).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            store.checkKeyLength(b.length);
+            return b;
+        }
         @SuppressWarnings("unchecked")
         K k = (K) key;
         int size = keyCodec.size(k);
@@ -123,8 +129,15 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
         }
     }
 
+    @SuppressWarnings("unchecked")
     private V decodeValue(byte[] b) {
-        return b == null ? null : valueCodec.decode(ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN), b.length);
+        if (b == null) {
+            return null;
+        }
+        if (valueCodec == Codecs.BYTES) {
+            return (V) b; // already a copy of its own: no second one
+        }
+        return valueCodec.decode(ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN), b.length);
     }
 
     private K decodeKey(byte[] b) {

@@ -834,24 +834,30 @@ final class MapStore implements AutoCloseable {
     private void rebuild(int section, long extra, boolean repairing, boolean dropAll) {
         SectionView old = current(section);
         Segment os = old.segment;
+        // The slot words give the live entries; sorted, they are read front to back, not at random.
         long[] keep = new long[16];
-        int live = 0;
-        long bytes = 0;
+        int found = 0;
         long dropped = 0;
         for (int i = 0; i < old.slots && !dropAll; i++) {
             long w = os.getLong(SectionLayout.slot(i));
             if (w == 0 || w == TOMBSTONE) {
                 continue;
             }
-            long off = w & OFFSET_MASK;
+            if (found == keep.length) {
+                keep = java.util.Arrays.copyOf(keep, found * 2);
+            }
+            keep[found++] = w & OFFSET_MASK;
+        }
+        java.util.Arrays.sort(keep, 0, found);
+        int live = 0;
+        long bytes = 0;
+        for (int i = 0; i < found; i++) {
+            long off = keep[i];
             int k = v(old, off, EntryLayout.KEY_LENGTH);
             int vl = v(old, off, EntryLayout.VALUE_LENGTH);
-            if (!old.entryFits(off) || !checksumMatches(old, off, k, vl)) {
-                dropped++;
+            if (!old.entryFits(off) || !checksumMatches(old, off, k, vl) || (live > 0 && keep[live - 1] == off)) {
+                dropped++; // damaged, or a second slot word naming the same entry
                 continue;
-            }
-            if (live == keep.length) {
-                keep = java.util.Arrays.copyOf(keep, live * 2);
             }
             keep[live++] = off;
             bytes += EntryLayout.size(k, vl);

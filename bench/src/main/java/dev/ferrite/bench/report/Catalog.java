@@ -13,6 +13,7 @@ final class Catalog {
     static final String CHURN = "Pool churn";
     static final String QUEUE = "Queue throughput (seed 004)";
     static final String PING_PONG = "Queue ping-pong latency (seed 004)";
+    static final String MAP = "Off-heap map, 16 B keys, 100 B values (seed 003)";
 
     private static final Map<String, Entry> ENTRIES = new HashMap<>();
 
@@ -92,6 +93,21 @@ final class Catalog {
                 null, 1, "round trip"));
         add("PingPongLocalPeers.jctoolsSpsc", new Entry(PING_PONG, "round trip", "JCTools SpscArrayQueue (references)",
                 false, false, null, 1, "round trip"));
+
+        String[][] mapOps = {
+            {"getHit", "get, hit"}, {"getHit2Threads", "get, hit, 2 threads (per thread)"}, {"getMiss", "get, miss"},
+            {"put", "put, overwrite"}, {"insertRemove", "insert + remove"}};
+        for (String[] op : mapOps) {
+            add("MapOps." + op[0], new Entry(MAP, op[1], "FerriteMap", true, false, null, 1, "op"));
+            add("Chm." + op[0], new Entry(MAP, op[1], "ConcurrentHashMap (heap)", false, true, null, 1, "op"));
+            add("Chronicle." + op[0], new Entry(MAP, op[1], "Chronicle Map (file)", false, false, null, 1, "op"));
+        }
+        add("MapOps.getHitInPlace", new Entry(MAP, "get, hit", "FerriteMap readValue (zero-copy bytes)", true, false,
+                null, 1, "op"));
+        add("MapReopen.openGetClose", new Entry(MAP, "reopen after a clean close", "FerriteMap", true, true, null, 1,
+                "open"));
+        add("Chronicle.openGetClose", new Entry(MAP, "reopen after a clean close", "Chronicle Map (file)", false, false,
+                null, 1, "open"));
 
         add("PoolChurn.freeAndAllocate", new Entry(CHURN, "free one, allocate 1-64 chunks", "Ferrite", true, false, null,
                 1, "operation"));

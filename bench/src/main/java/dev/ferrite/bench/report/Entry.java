@@ -23,10 +23,11 @@ record Entry(String experiment, String operation, String label, boolean ferrite,
      */
     /**
      * @return whether this variant stands for its backend in the summary: Ferrite's plain call, not
-     *         a batch, a many-producer queue or a run with checks off
+     *         a batch, a many-producer queue, a zero-copy read or a run with checks off
      */
     boolean representsBackend() {
-        return ferrite && !label.contains("checks off") && !label.contains("offerBatch") && !label.contains("many-producer");
+        return ferrite && !label.contains("checks off") && !label.contains("offerBatch") && !label.contains("many-producer")
+                && !label.contains("zero-copy");
     }
 
     Entry withOperation(String operation) {

@@ -1,0 +1,51 @@
+package dev.ferrite.bench.map;
+
+import java.nio.charset.StandardCharsets;
+import java.util.SplittableRandom;
+
+/**
+ * Seed 003's data: keys of 16 bytes (16 ASCII hex digits of a scrambled index, so hashes and
+ * placement are random) and values of 100 bytes; hit keys are indices [0, entries), miss keys
+ * indices from 2^40 on, churn keys from 2^41 on.
+ */
+public final class MapData {
+
+    /** Bytes per value. */
+    public static final int VALUE_BYTES = 100;
+    /** First index of the keys that are never present. */
+    static final long MISS_BASE = 1L << 40;
+    /** First index of the keys inserted and removed by the churn benchmark. */
+    static final long CHURN_BASE = 1L << 41;
+
+    private MapData() {
+    }
+
+    /** @return the 16-character key of an index (a bijection: distinct indices give distinct keys) */
+    public static String key(long index) {
+        long x = index * 0x9E3779B97F4A7C15L;
+        x ^= x >>> 29;
+        String hex = Long.toHexString(x);
+        return "0".repeat(16 - hex.length()) + hex;
+    }
+
+    /** @return the key of an index as its 16 UTF-8 bytes */
+    public static byte[] keyBytes(long index) {
+        return key(index).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** @return a 100-byte value derived from an index */
+    public static byte[] value(long index) {
+        byte[] v = new byte[VALUE_BYTES];
+        new SplittableRandom(index).nextBytes(v);
+        return v;
+    }
+
+    /** @return keys of the indices [base, base + n) */
+    static String[] keys(long base, int n) {
+        String[] k = new String[n];
+        for (int i = 0; i < n; i++) {
+            k[i] = key(base + i);
+        }
+        return k;
+    }
+}

@@ -1,0 +1,127 @@
+package dev.ferrite.bench.map;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import net.openhft.chronicle.map.ChronicleMap;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Threads;
+
+/**
+ * What a user would pick instead of FerriteMap, on the same data and operations as
+ * {@link MapOps}; a subclass per library makes the map.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+public abstract class MapPeers {
+
+    @Param({"1000000"})
+    public int entries;
+
+    private Path dir;
+    private java.util.concurrent.ConcurrentMap<String, byte[]> map;
+    private String[] hits;
+    private String[] misses;
+    private String[] churn;
+    private byte[] value;
+
+    @Setup(Level.Trial)
+    public void setup() throws IOException {
+        dir = Files.createTempDirectory("ferrite-map-peers");
+        map = create(dir, entries);
+        String[] stored = MapData.keys(0, entries);
+        for (int i = 0; i < entries; i++) {
+            map.put(stored[i], MapData.value(i));
+        }
+        hits = MapData.keys(0, entries); // equal keys, other instances: as a request would bring them
+        misses = MapData.keys(MapData.MISS_BASE, entries);
+        churn = MapData.keys(MapData.CHURN_BASE, entries);
+        value = MapData.value(-1);
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() throws IOException {
+        if (map instanceof AutoCloseable c) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                throw new IOException(e);
+            }
+        }
+        map = null;
+        try (var files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
+    /**
+     * @param dir     a fresh directory for files
+     * @param entries entries it will hold
+     * @return the map to measure
+     */
+    abstract java.util.concurrent.ConcurrentMap<String, byte[]> create(Path dir, int entries) throws IOException;
+
+    /** {@code ConcurrentHashMap<String, byte[]>} on the heap. */
+    public static class Chm extends MapPeers {
+        @Override
+        java.util.concurrent.ConcurrentMap<String, byte[]> create(Path dir, int entries) {
+            return new ConcurrentHashMap<>(entries * 2);
+        }
+    }
+
+    /**
+     * Chronicle Map persisted to a file, sized for twice the entries (its flags are in every fork,
+     * see {@code JvmFlags}).
+     */
+    public static class Chronicle extends MapPeers {
+        @Override
+        java.util.concurrent.ConcurrentMap<String, byte[]> create(Path dir, int entries) throws IOException {
+            File file = dir.resolve("chronicle.map").toFile();
+            return ChronicleMap.of(String.class, byte[].class).name("bench")
+                    .averageKeySize(16).averageValueSize(MapData.VALUE_BYTES)
+                    .entries(entries * 2L).createPersistedTo(file);
+        }
+    }
+
+    @Benchmark
+    public byte[] getHit(MapAccess a) {
+        return map.get(hits[a.next(entries)]);
+    }
+
+    @Benchmark
+    @Threads(2)
+    public byte[] getHit2Threads(MapAccess a) {
+        return map.get(hits[a.next(entries)]);
+    }
+
+    @Benchmark
+    public byte[] getMiss(MapAccess a) {
+        return map.get(misses[a.next(entries)]);
+    }
+
+    @Benchmark
+    public byte[] put(MapAccess a) {
+        return map.put(hits[a.next(entries)], value);
+    }
+
+    @Benchmark
+    public byte[] insertRemove(MapAccess a) {
+        String k = churn[a.next(entries)];
+        map.put(k, value);
+        return map.remove(k);
+    }
+}
