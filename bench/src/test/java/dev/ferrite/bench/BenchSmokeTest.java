@@ -36,8 +36,9 @@ class BenchSmokeTest {
         // Mix 2 + RandomRead 1 + ChunkStore 2 + StreamVsMapped 3 + PoolChurn 1 per backend, the unchecked
         // unsafe mix 2, and 25 peers;
         // queue (8-byte messages only): offer and offerBatch x 2 peers + many-producer + ping-pong x 2 peers
-        // per backend, and 10 peers (Agrona x 2 x 2, Agrona many-to-one, JCTools x 2, ping-pong 3).
-        int expected = 9 * backends + 2 + 5 + 5 + 12 + 3 + 7 * backends + 10;
+        // per backend, and 10 peers (Agrona x 2 x 2, Agrona many-to-one, JCTools x 2, ping-pong 3);
+        // map: 6 operations and the reopen per backend, and 11 peers (ConcurrentHashMap 5, Chronicle Map 5 + reopen).
+        int expected = 9 * backends + 2 + 5 + 5 + 12 + 3 + 7 * backends + 10 + 7 * backends + 11;
         // Each latency result is reported as two rows, p50 and p99.
         int sampled = 2 * backends + 3;
         Set<String> ran = results.stream().map(r -> r.getParams().getBenchmark() + r.getParams().getParam("backend"))
@@ -48,7 +49,7 @@ class BenchSmokeTest {
         String md = Files.readString(dir.resolve("report.md"));
         String html = Files.readString(dir.resolve("report.html"));
         for (String experiment : new String[] {"Mix (seed 000)", "Random reads", "1 KiB chunk store",
-            "Mapped vs stream", "Pool churn", "Queue throughput", "Queue ping-pong latency"}) {
+            "Mapped vs stream", "Pool churn", "Queue throughput", "Queue ping-pong latency", "Off-heap map"}) {
             assertTrue(md.contains(experiment), experiment + " in\n" + md);
             assertTrue(html.contains(experiment), experiment);
         }
@@ -56,6 +57,7 @@ class BenchSmokeTest {
         assertTrue(html.contains("<svg") && html.contains("</html>"), "self-contained page with charts");
         assertTrue(md.contains("**Agrona OneToOneRingBuffer.write** (baseline)"), md);
         assertTrue(md.contains("round trip p99"), md);
+        assertTrue(md.contains("**ConcurrentHashMap (heap)** (baseline)") && md.contains("Chronicle Map (file)"), md);
         Report report = Report.of(results, "test");
         assertEquals(expected + sampled, report.rows().size());
         String summary = report.summary();

@@ -87,6 +87,8 @@ public class MapReopen {
 
     /** The same with Chronicle Map persisted to a file. */
     @State(Scope.Benchmark)
+    @BenchmarkMode(Mode.AverageTime)
+    @OutputTimeUnit(TimeUnit.MICROSECONDS)
     public static class Chronicle {
 
         @Param({"1000000"})
