@@ -92,7 +92,7 @@ public final class FerriteMapBuilder<K, V> {
      * pool under different names). The map uses the name and names beginning {@code name.}.
      *
      * @param chunkPool the pool
-     * @param mapName   the map's name in it: 1 to 200 bytes of UTF-8
+     * @param mapName   the map's name in it: 1 to 200 bytes of UTF-8, not ending in {@code .<number>.<number>}
      * @return this builder
      */
     public FerriteMapBuilder<K, V> pool(ChunkPool chunkPool, String mapName) {
@@ -324,8 +324,10 @@ public final class FerriteMapBuilder<K, V> {
             throw new FerriteException(p.spec().describe() + " has " + Math.max(0, freeNames)
                     + " free segment names; a map needs at least 3 (maxNamedSegments " + p.spec().maxNamedSegments() + ")");
         }
-        if (name.isEmpty() || name.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 200) {
-            throw new InvalidSpecException("map name '" + name + "' must be 1 to 200 bytes of UTF-8");
+        if (name.isEmpty() || name.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 200
+                || name.matches(".*\\.[0-9]+\\.[0-9]+")) {
+            throw new InvalidSpecException("map name '" + name + "' must be 1 to 200 bytes of UTF-8 and not end in"
+                    + " .<number>.<number> (the form of its section segments' names)");
         }
         long perSection = (expectedEntries + sections - 1) / sections;
         int slots = SectionLayout.MIN_SLOTS;

@@ -104,9 +104,9 @@ final class Catalog {
         }
         add("MapOps.getHitInPlace", new Entry(MAP, "get, hit", "FerriteMap readValue (zero-copy bytes)", true, false,
                 null, 1, "op"));
-        add("MapReopen.openGetClose", new Entry(MAP, "reopen after a clean close", "FerriteMap", true, true, null, 1,
+        add("MapReopen.openGetClose", new Entry(MAP, "reopen after a clean close", "FerriteMap", true, false, null, 1,
                 "open"));
-        add("Chronicle.openGetClose", new Entry(MAP, "reopen after a clean close", "Chronicle Map (file)", false, false,
+        add("Chronicle.openGetClose", new Entry(MAP, "reopen after a clean close", "Chronicle Map (file)", false, true,
                 null, 1, "open"));
 
         add("PoolChurn.freeAndAllocate", new Entry(CHURN, "free one, allocate 1-64 chunks", "Ferrite", true, false, null,
