@@ -601,6 +601,31 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
         }
     }
 
+    /** The keys or the values of the entry iterator. */
+    private final class PartIterator<T> implements Iterator<T> {
+        private final EntryIterator entries = new EntryIterator();
+        private final Function<Map.Entry<K, V>, T> part;
+
+        PartIterator(Function<Map.Entry<K, V>, T> part) {
+            this.part = part;
+        }
+
+        @Override
+        public boolean hasNext() {
+            return entries.hasNext();
+        }
+
+        @Override
+        public T next() {
+            return part.apply(entries.next());
+        }
+
+        @Override
+        public void remove() {
+            entries.remove();
+        }
+    }
+
     private final class WriteThroughEntry extends SimpleEntry<K, V> {
         private static final long serialVersionUID = 1L;
 
@@ -678,23 +703,7 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
     private final class KeySetView extends AbstractSet<K> {
         @Override
         public Iterator<K> iterator() {
-            EntryIterator it = new EntryIterator();
-            return new Iterator<>() {
-                @Override
-                public boolean hasNext() {
-                    return it.hasNext();
-                }
-
-                @Override
-                public K next() {
-                    return it.next().getKey();
-                }
-
-                @Override
-                public void remove() {
-                    it.remove();
-                }
-            };
+            return new PartIterator<>(Map.Entry::getKey);
         }
 
         @Override
@@ -734,23 +743,7 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
     private final class ValuesView extends AbstractCollection<V> {
         @Override
         public Iterator<V> iterator() {
-            EntryIterator it = new EntryIterator();
-            return new Iterator<>() {
-                @Override
-                public boolean hasNext() {
-                    return it.hasNext();
-                }
-
-                @Override
-                public V next() {
-                    return it.next().getValue();
-                }
-
-                @Override
-                public void remove() {
-                    it.remove();
-                }
-            };
+            return new PartIterator<>(Map.Entry::getValue);
         }
 
         @Override

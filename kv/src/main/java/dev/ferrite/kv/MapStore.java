@@ -823,14 +823,16 @@ final class MapStore implements AutoCloseable {
      * finish on it (its chunks go back to the pool when the last handle on it closes). Entries
      * whose checksum fails are dropped and counted. The caller holds the section's lock.
      *
+     * @param section   the section
      * @param extra     heap bytes the caller is about to append
-     * @param dropAll   whether to keep no entry (clear)
+     * @param repairing whether this rebuild repairs a dead writer's section (for the log)
      * @throws PoolExhaustedException if the pool cannot hold the new segment; nothing changed then
      */
     void rebuild(int section, long extra, boolean repairing) {
         rebuild(section, extra, repairing, false);
     }
 
+    /** As {@link #rebuild(int, long, boolean)}; {@code dropAll} keeps no entry (clear). */
     private void rebuild(int section, long extra, boolean repairing, boolean dropAll) {
         SectionView old = current(section);
         Segment os = old.segment;
