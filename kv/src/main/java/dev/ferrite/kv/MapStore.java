@@ -361,15 +361,20 @@ final class MapStore implements AutoCloseable {
             }
             if (w != TOMBSTONE && (w >>> 48) == tag) {
                 long off = w & OFFSET_MASK;
-                if (v.entryFits(off) && seg.getInt(off + EntryLayout.KEY_LENGTH) == klen
-                        && off + EntryLayout.KEY + klen <= v.heapEnd
-                        && seg.mismatch(off + EntryLayout.KEY, key, koff, klen) < 0) {
+                if (holdsKey(v, off, key, koff, klen)) {
                     return off;
                 }
             }
             idx = (idx + 1) & mask;
         }
         return -1;
+    }
+
+    /** @return whether the entry at an offset of a view holds exactly these key bytes; reads nothing outside the view */
+    private static boolean holdsKey(SectionView v, long off, byte[] key, int koff, int klen) {
+        return v.entryFits(off) && v.segment.getInt(off + EntryLayout.KEY_LENGTH) == klen
+                && off + EntryLayout.KEY + klen <= v.heapEnd
+                && v.segment.mismatch(off + EntryLayout.KEY, key, koff, klen) < 0;
     }
 
     /** @return whether an entry's lengths are in range and its checksum matches its bytes */
@@ -529,9 +534,7 @@ final class MapStore implements AutoCloseable {
                     }
                 } else if ((w >>> 48) == tag) {
                     long off = w & OFFSET_MASK;
-                    if (v.entryFits(off) && seg.getInt(off + EntryLayout.KEY_LENGTH) == klen
-                            && off + EntryLayout.KEY + klen <= v.heapEnd
-                            && seg.mismatch(off + EntryLayout.KEY, key, koff, klen) < 0) {
+                    if (holdsKey(v, off, key, koff, klen)) {
                         int vl = seg.getInt(off + EntryLayout.VALUE_LENGTH);
                         slot = idx;
                         intoEmpty = false;
@@ -804,11 +807,10 @@ final class MapStore implements AutoCloseable {
                 continue;
             }
             used++;
-            if (w != TOMBSTONE && v.entryFits(w & OFFSET_MASK)) {
-                long off = w & OFFSET_MASK;
-                if (checksumMatches(v, off, seg.getInt(off + EntryLayout.KEY_LENGTH), seg.getInt(off + EntryLayout.VALUE_LENGTH))) {
-                    live++;
-                }
+            long off = w & OFFSET_MASK;
+            if (w != TOMBSTONE && v.entryFits(off) && checksumMatches(v, off,
+                    entryField(v, off, EntryLayout.KEY_LENGTH), entryField(v, off, EntryLayout.VALUE_LENGTH))) {
+                live++;
             }
         }
         seg.putInt(USED, used);
@@ -855,8 +857,8 @@ final class MapStore implements AutoCloseable {
         long bytes = 0;
         for (int i = 0; i < found; i++) {
             long off = keep[i];
-            int k = v(old, off, EntryLayout.KEY_LENGTH);
-            int vl = v(old, off, EntryLayout.VALUE_LENGTH);
+            int k = entryField(old, off, EntryLayout.KEY_LENGTH);
+            int vl = entryField(old, off, EntryLayout.VALUE_LENGTH);
             if (!old.entryFits(off) || !checksumMatches(old, off, k, vl) || (live > 0 && keep[live - 1] == off)) {
                 dropped++; // damaged, or a second slot word naming the same entry
                 continue;
@@ -916,7 +918,7 @@ final class MapStore implements AutoCloseable {
     }
 
     /** @return an int field of an entry, or -1 if the entry's header is outside the heap */
-    private static int v(SectionView view, long off, int field) {
+    private static int entryField(SectionView view, long off, int field) {
         return view.entryFits(off) ? view.segment.getInt(off + field) : -1;
     }
 
