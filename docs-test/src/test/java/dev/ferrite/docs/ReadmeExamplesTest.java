@@ -33,6 +33,9 @@ import org.junit.jupiter.api.io.TempDir;
 class ReadmeExamplesTest {
 
     private static final Pattern CLASS = Pattern.compile("public class (\\w+)");
+    /** An example that needs JVM flags says so in a comment; the test runs it with exactly those. */
+    private static final Pattern FLAGS = Pattern.compile("// JVM flags: (.*)");
+    private static final String NEWER_JDKS = ", on JDK 24+ ";
 
     /** One Java block and what it must print, or null if the README does not say. */
     record Example(String className, String source, String expectedOutput) {
@@ -107,7 +110,10 @@ class ReadmeExamplesTest {
     private static void run(Example example, Path build, Path work) throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String classPath = build + File.pathSeparator + System.getProperty("java.class.path");
-        ProcessBuilder pb = new ProcessBuilder(java, "-cp", classPath, example.className()).directory(work.toFile());
+        List<String> command = new ArrayList<>(List.of(java));
+        command.addAll(flags(example.source()));
+        command.addAll(List.of("-cp", classPath, example.className()));
+        ProcessBuilder pb = new ProcessBuilder(command).directory(work.toFile());
         pb.environment().remove("JAVA_TOOL_OPTIONS");
         pb.environment().remove("JDK_JAVA_OPTIONS");
         // Output goes next to the working directory, not into it: the examples must leave it empty.
@@ -130,6 +136,23 @@ class ReadmeExamplesTest {
         if (example.expectedOutput() != null) {
             assertEquals(example.expectedOutput(), out, example.className() + " prints what the README says");
         }
+    }
+
+    /**
+     * The flags an example's {@code // JVM flags: A B, on JDK 24+ C} comment names for this JDK.
+     */
+    static List<String> flags(String source) {
+        Matcher m = FLAGS.matcher(source);
+        if (!m.find()) {
+            return List.of();
+        }
+        String line = m.group(1).strip();
+        int newer = line.indexOf(NEWER_JDKS);
+        List<String> flags = new ArrayList<>(List.of((newer < 0 ? line : line.substring(0, newer)).split(" ")));
+        if (newer >= 0 && Runtime.version().feature() >= 24) {
+            flags.addAll(List.of(line.substring(newer + NEWER_JDKS.length()).split(" ")));
+        }
+        return flags;
     }
 
     private static List<String> shmFiles() throws IOException {
