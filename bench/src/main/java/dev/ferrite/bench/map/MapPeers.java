@@ -1,13 +1,11 @@
 package dev.ferrite.bench.map;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import net.openhft.chronicle.map.ChronicleMap;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -33,7 +31,7 @@ public abstract class MapPeers {
     public int entries;
 
     private Path dir;
-    private java.util.concurrent.ConcurrentMap<String, byte[]> map;
+    private PeerMap map;
     private String[] hits;
     private String[] misses;
     private String[] churn;
@@ -55,13 +53,7 @@ public abstract class MapPeers {
 
     @TearDown(Level.Trial)
     public void tearDown() throws IOException {
-        if (map instanceof AutoCloseable c) {
-            try {
-                c.close();
-            } catch (Exception e) {
-                throw new IOException(e);
-            }
-        }
+        map.close();
         map = null;
         try (var files = Files.walk(dir)) {
             files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
@@ -73,13 +65,13 @@ public abstract class MapPeers {
      * @param entries entries it will hold
      * @return the map to measure
      */
-    abstract java.util.concurrent.ConcurrentMap<String, byte[]> create(Path dir, int entries) throws IOException;
+    abstract PeerMap create(Path dir, int entries) throws IOException;
 
     /** {@code ConcurrentHashMap<String, byte[]>} on the heap. */
     public static class Chm extends MapPeers {
         @Override
-        java.util.concurrent.ConcurrentMap<String, byte[]> create(Path dir, int entries) {
-            return new ConcurrentHashMap<>(entries * 2);
+        PeerMap create(Path dir, int entries) {
+            return PeerMap.of(new ConcurrentHashMap<>(entries * 2));
         }
     }
 
@@ -89,11 +81,24 @@ public abstract class MapPeers {
      */
     public static class Chronicle extends MapPeers {
         @Override
-        java.util.concurrent.ConcurrentMap<String, byte[]> create(Path dir, int entries) throws IOException {
-            File file = dir.resolve("chronicle.map").toFile();
-            return ChronicleMap.of(String.class, byte[].class).name("bench")
-                    .averageKeySize(16).averageValueSize(MapData.VALUE_BYTES)
-                    .entries(entries * 2L).createPersistedTo(file);
+        PeerMap create(Path dir, int entries) throws IOException {
+            return PeerMap.of(Peers.chronicle(dir, entries));
+        }
+    }
+
+    /** OHC (off-heap, not persistent), without eviction and with room for every entry. */
+    public static class Ohc extends MapPeers {
+        @Override
+        PeerMap create(Path dir, int entries) {
+            return Peers.ohc(entries);
+        }
+    }
+
+    /** LMDB through lmdbjava, a memory-mapped file with {@code MDB_NOSYNC} and {@code MDB_WRITEMAP}. */
+    public static class Lmdb extends MapPeers {
+        @Override
+        PeerMap create(Path dir, int entries) {
+            return Peers.lmdb(dir, entries);
         }
     }
 
@@ -114,12 +119,12 @@ public abstract class MapPeers {
     }
 
     @Benchmark
-    public byte[] put(MapAccess a) {
+    public Object put(MapAccess a) {
         return map.put(hits[a.next(entries)], value);
     }
 
     @Benchmark
-    public byte[] insertRemove(MapAccess a) {
+    public Object insertRemove(MapAccess a) {
         String k = churn[a.next(entries)];
         map.put(k, value);
         return map.remove(k);

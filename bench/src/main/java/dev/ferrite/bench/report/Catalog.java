@@ -101,6 +101,8 @@ final class Catalog {
             add("MapOps." + op[0], new Entry(MAP, op[1], "FerriteMap", true, false, null, 1, "op"));
             add("Chm." + op[0], new Entry(MAP, op[1], "ConcurrentHashMap (heap)", false, true, null, 1, "op"));
             add("Chronicle." + op[0], new Entry(MAP, op[1], "Chronicle Map (file)", false, false, null, 1, "op"));
+            add("Ohc." + op[0], new Entry(MAP, op[1], "OHC (off-heap, not persistent)", false, false, null, 1, "op"));
+            add("Lmdb." + op[0], new Entry(MAP, op[1], "LMDB (file, NOSYNC)", false, false, null, 1, "op"));
         }
         add("MapOps.getHitInPlace", new Entry(MAP, "get, hit", "FerriteMap readValue (zero-copy bytes)", true, false,
                 null, 1, "op"));
