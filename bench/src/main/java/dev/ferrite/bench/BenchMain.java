@@ -1,6 +1,8 @@
 package dev.ferrite.bench;
 
 import dev.ferrite.Ferrite;
+import dev.ferrite.bench.map.MapFootprints;
+import dev.ferrite.bench.report.Footprint;
 import dev.ferrite.bench.report.Report;
 import dev.ferrite.spi.MemoryBackend;
 import java.io.IOException;
@@ -135,7 +137,14 @@ public final class BenchMain {
                 options.getMeasurementTime().orElse(TimeValue.NONE));
         out.println("Ferrite bench, " + profile.name().toLowerCase(Locale.ROOT) + " profile: " + environment);
         Collection<RunResult> results = new Runner(options, new ProgressOutput(out)).run();
-        Report report = Report.of(results, environment);
+        List<Footprint> footprints;
+        try {
+            footprints = MapFootprints.measure(results, out);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while measuring the maps' footprints", e);
+        }
+        Report report = Report.of(results, footprints, environment);
         List<Path> written = report.write(dir);
         out.println();
         out.println(results.size() + " benchmarks measured.");

@@ -82,7 +82,7 @@ public abstract class MapPeers {
     public static class Chronicle extends MapPeers {
         @Override
         PeerMap create(Path dir, int entries) throws IOException {
-            return PeerMap.of(Peers.chronicle(dir, entries));
+            return PeerMap.of(Peers.chronicle(dir, entries * 2L));
         }
     }
 

@@ -19,6 +19,11 @@ interface PeerMap {
     /** Removes {@code key}; @return what the library returns (ignored) */
     Object remove(String key);
 
+    /** @return the off-heap memory the library says it uses, or -1 if it does not say */
+    default long offHeapBytes() {
+        return -1;
+    }
+
     /** Releases the map (files stay where they are). */
     void close() throws IOException;
 

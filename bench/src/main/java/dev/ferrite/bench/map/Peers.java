@@ -22,12 +22,17 @@ final class Peers {
     private Peers() {
     }
 
-    /** Chronicle Map persisted to {@code dir/chronicle.map}, sized for twice the entries. */
-    static ChronicleMap<String, byte[]> chronicle(Path dir, long entries) throws IOException {
+    /**
+     * Chronicle Map persisted to {@code dir/chronicle.map}.
+     *
+     * @param sizedFor what its {@code entries()} is set to: the benchmarks give twice the entries
+     *                 (room for churn without extra tiers), the footprint exactly the entries
+     */
+    static ChronicleMap<String, byte[]> chronicle(Path dir, long sizedFor) throws IOException {
         File file = dir.resolve("chronicle.map").toFile();
         return ChronicleMap.of(String.class, byte[].class).name("bench")
                 .averageKeySize(16).averageValueSize(MapData.VALUE_BYTES)
-                .entries(entries * 2).createPersistedTo(file);
+                .entries(sizedFor).createPersistedTo(file);
     }
 
     /** OHC with no eviction, room for every entry, and one segment per 64 Ki entries' worth. */
@@ -53,6 +58,11 @@ final class Peers {
             @Override
             public Object remove(String key) {
                 return cache.remove(key);
+            }
+
+            @Override
+            public long offHeapBytes() {
+                return cache.memUsed();
             }
 
             @Override

@@ -65,7 +65,23 @@ public final class Report {
      * @return the report
      */
     public static Report of(Iterable<RunResult> results, String environment) {
+        return of(results, List.of(), environment);
+    }
+
+    /**
+     * @param results     JMH's results
+     * @param footprints  bytes per entry of the map libraries, measured beside JMH (may be empty)
+     * @param environment machine, JDK, date and profile, one line
+     * @return the report, the footprints as one more operation of the map experiment
+     */
+    public static Report of(Iterable<RunResult> results, List<Footprint> footprints, String environment) {
         Map<String, List<Row>> groups = new LinkedHashMap<>();
+        for (Footprint f : footprints) {
+            Entry e = f.entry();
+            String group = e.experiment() + " | " + e.operation();
+            groups.computeIfAbsent(group, k -> new ArrayList<>()).add(new Row(e, group, f.backend(), f.bytesPerEntry(),
+                    Double.NaN, "B/entry", f.bytesPerEntry(), Double.NaN, Double.NaN, Double.NaN));
+        }
         for (RunResult r : results) {
             BenchmarkParams p = r.getParams();
             Entry e = Catalog.of(p.getBenchmark());
@@ -159,7 +175,8 @@ public final class Report {
                 .append("their fastest and slowest; the mean ± JMH's 99.9% error is beside it. Ratio: median time per ")
                 .append("item divided by the baseline's (`double[]`, raw `Unsafe.copyMemory`, the stream, or Agrona's ")
                 .append("`OneToOneRingBuffer`), or by the fastest where there is no baseline. Latency rows (p50, p99) ")
-                .append("are percentiles of all samples and have no spread.\n\n");
+                .append("are percentiles of all samples and have no spread. The map's bytes per entry are sizes (measured once ")
+                .append("per library in its own JVM after loading the entries), not times: lower is smaller.\n\n");
         md.append("| experiment | operation | variant | median per item | spread | mean ± error | ratio |\n");
         md.append("|---|---|---|---:|---:|---:|---:|\n");
         for (Row row : rows) {
