@@ -379,13 +379,18 @@ final class MapStore implements AutoCloseable {
 
     /** @return whether an entry's lengths are in range and its checksum matches its bytes */
     private boolean checksumMatches(SectionView v, long off, int k, int vl) {
-        if (k < 0 || k > maxKey || vl < 0 || vl > maxValue
-                || off + EntryLayout.KEY + (long) k + vl > v.heapEnd) {
+        if (!lengthsFit(v, off, k, vl)) {
             return false;
         }
         Segment seg = v.segment;
         int sum = (int) seg.hash64(off + EntryLayout.KEY_LENGTH, EntryLayout.checkedLength(k, vl));
         return sum == seg.getInt(off + EntryLayout.CHECKSUM) && seg.getInt(off + EntryLayout.RESERVED) == 0;
+    }
+
+    /** @return whether an entry's key and value lengths are within the map's limits and the entry within the heap */
+    private boolean lengthsFit(SectionView v, long off, int k, int vl) {
+        return k >= 0 && k <= maxKey && vl >= 0 && vl <= maxValue
+                && off + EntryLayout.KEY + (long) k + vl <= v.heapEnd;
     }
 
     private void reportDamage(SectionView v, long off) {
@@ -838,8 +843,10 @@ final class MapStore implements AutoCloseable {
     private void rebuild(int section, long extra, boolean repairing, boolean dropAll) {
         SectionView old = current(section);
         Segment os = old.segment;
-        // The slot words give the live entries; sorted, they are read front to back, not at random.
-        long[] keep = new long[16];
+        // The slot words give the live entries; marked in a bitmap of the heap's 8-byte words, they
+        // are read front to back, not at random, and a second slot word naming an entry shows.
+        long heapWords = (old.heapEnd - old.heapStart) >>> 3;
+        long[] marks = new long[(int) ((heapWords + 63) >>> 6)];
         int found = 0;
         long dropped = 0;
         for (int i = 0; i < old.slots && !dropAll; i++) {
@@ -847,24 +854,35 @@ final class MapStore implements AutoCloseable {
             if (w == 0 || w == TOMBSTONE) {
                 continue;
             }
-            if (found == keep.length) {
-                keep = java.util.Arrays.copyOf(keep, found * 2);
-            }
-            keep[found++] = w & OFFSET_MASK;
-        }
-        java.util.Arrays.sort(keep, 0, found);
-        int live = 0;
-        long bytes = 0;
-        for (int i = 0; i < found; i++) {
-            long off = keep[i];
-            int k = entryField(old, off, EntryLayout.KEY_LENGTH);
-            int vl = entryField(old, off, EntryLayout.VALUE_LENGTH);
-            if (!old.entryFits(off) || !checksumMatches(old, off, k, vl) || (live > 0 && keep[live - 1] == off)) {
-                dropped++; // damaged, or a second slot word naming the same entry
+            long off = w & OFFSET_MASK;
+            if (!old.entryFits(off)) {
+                dropped++; // points outside the heap
                 continue;
             }
-            keep[live++] = off;
-            bytes += EntryLayout.size(k, vl);
+            long bit = (off - old.heapStart) >>> 3;
+            long mask = 1L << bit; // shifts by bit mod 64
+            if ((marks[(int) (bit >>> 6)] & mask) != 0) {
+                dropped++; // a second slot word naming the same entry
+                continue;
+            }
+            marks[(int) (bit >>> 6)] |= mask;
+            found++;
+        }
+        long[] keep = new long[found];
+        int live = 0;
+        long bytes = 0;
+        for (int word = 0; word < marks.length; word++) {
+            for (long m = marks[word]; m != 0; m &= m - 1) {
+                long off = old.heapStart + (((long) word << 6) + Long.numberOfTrailingZeros(m)) * 8;
+                int k = entryField(old, off, EntryLayout.KEY_LENGTH);
+                int vl = entryField(old, off, EntryLayout.VALUE_LENGTH);
+                if (!(Boolean.getBoolean("nosum") ? lengthsFit(old, off, k, vl) : checksumMatches(old, off, k, vl))) {
+                    dropped++; // damaged
+                    continue;
+                }
+                keep[live++] = off;
+                bytes += EntryLayout.size(k, vl);
+            }
         }
         int slots = SectionLayout.MIN_SLOTS;
         while ((long) slots < (live + 1L) * 2 && slots < SectionLayout.MAX_SLOTS) {
