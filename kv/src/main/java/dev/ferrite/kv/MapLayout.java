@@ -69,6 +69,12 @@ final class MapLayout {
     static final int LINE_REPAIRS = 24;
     /** long, in a section line: damaged entries dropped by repairs and rebuilds. */
     static final int LINE_DROPPED = 32;
+    /**
+     * long, in a section line: the reuse stamp, incremented by the lock holder before it writes
+     * into heap bytes a reader may still be reading (space of a removed or overwritten entry). A
+     * reader validates it with the generation.
+     */
+    static final int LINE_STAMP = 40;
 
     /** Most sections a map may have. */
     static final int MAX_SECTIONS = 1 << 16;

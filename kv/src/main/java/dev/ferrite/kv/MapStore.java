@@ -24,6 +24,7 @@ import static dev.ferrite.kv.MapLayout.LINE_DROPPED;
 import static dev.ferrite.kv.MapLayout.LINE_GENERATION;
 import static dev.ferrite.kv.MapLayout.LINE_LOCK;
 import static dev.ferrite.kv.MapLayout.LINE_REPAIRS;
+import static dev.ferrite.kv.MapLayout.LINE_STAMP;
 import static dev.ferrite.kv.SectionLayout.GARBAGE;
 import static dev.ferrite.kv.SectionLayout.HEAP_TOP;
 import static dev.ferrite.kv.SectionLayout.OFFSET_MASK;
@@ -50,6 +51,8 @@ final class MapStore implements AutoCloseable {
     private static final int YIELDS = 200;
     /** Once parked, how many waits between two checks of whether the holder still runs. */
     private static final int LIVENESS_EVERY = 50;
+    /** Holes of a free list a writer looks at for one of the size it needs before it appends. */
+    private static final int HOLES_LOOKED_AT = 4;
 
     final ChunkPool pool;
     final String name;
@@ -315,8 +318,10 @@ final class MapStore implements AutoCloseable {
     <R> R read(byte[] key, int koff, int klen, long hash, ValueReader<R> reader, R absent) {
         int section = sectionOf(hash);
         long genAt = MapLayout.line(section) + LINE_GENERATION;
+        long stampAt = MapLayout.line(section) + LINE_STAMP;
         while (true) {
             long g = header.getLongVolatile(genAt);
+            long stamp = header.getLongVolatile(stampAt);
             SectionView v = view(section, g);
             if (v == null) {
                 continue;
@@ -336,7 +341,7 @@ final class MapStore implements AutoCloseable {
                     }
                 }
                 VarHandle.acquireFence();
-                if (header.getLongVolatile(genAt) == g) {
+                if (header.getLongVolatile(stampAt) == stamp && header.getLongVolatile(genAt) == g) {
                     if (damaged) {
                         reportDamage(v, off);
                     }
@@ -407,8 +412,10 @@ final class MapStore implements AutoCloseable {
      */
     List<byte[][]> snapshot(int section) {
         long genAt = MapLayout.line(section) + LINE_GENERATION;
+        long stampAt = MapLayout.line(section) + LINE_STAMP;
         while (true) {
             long g = header.getLongVolatile(genAt);
+            long stamp = header.getLongVolatile(stampAt);
             SectionView v = view(section, g);
             if (v == null) {
                 continue;
@@ -437,7 +444,7 @@ final class MapStore implements AutoCloseable {
                     out.add(new byte[][] {kb, vb});
                 }
                 VarHandle.acquireFence();
-                if (header.getLongVolatile(genAt) == g) {
+                if (header.getLongVolatile(stampAt) == stamp && header.getLongVolatile(genAt) == g) {
                     return out;
                 }
             } catch (SegmentClosedException e) {
@@ -629,6 +636,7 @@ final class MapStore implements AutoCloseable {
             Segment seg = v.segment;
             seg.putLongVolatile(SectionLayout.slot(slot), TOMBSTONE);
             seg.putLong(GARBAGE, seg.getLong(GARBAGE) + oldSize);
+            free(entry, oldSize);
             addCount(section, -1);
             occupied = false;
             entry = -1;
@@ -647,6 +655,15 @@ final class MapStore implements AutoCloseable {
             long top = seg.getLong(HEAP_TOP);
             boolean tableFull = slot < 0
                     || (intoEmpty && (seg.getInt(USED) + 1L) * 4 > (long) v.slots * 3);
+            if (!tableFull) {
+                long hole = reuse(size);
+                if (hole > 0) {
+                    seg.putInt(hole + EntryLayout.KEY_LENGTH, klen);
+                    seg.putInt(hole + EntryLayout.RESERVED, 0);
+                    seg.copyFrom(key, koff, hole + EntryLayout.KEY, klen);
+                    return hole;
+                }
+            }
             if (tableFull || top < v.heapStart || top + size > v.heapEnd) {
                 rebuild(section, size, false);
                 locate();
@@ -663,6 +680,71 @@ final class MapStore implements AutoCloseable {
             return top;
         }
 
+        /**
+         * Takes a hole of exactly {@code size} bytes off its free list (looking at the first few
+         * holes of the list only), announcing the reuse to readers first.
+         *
+         * @return the hole's offset, or 0 if the list has none of that size
+         */
+        private long reuse(long size) {
+            Segment seg = v.segment;
+            long headAt = SectionLayout.freeHead(size);
+            long prevAt = headAt;
+            long hole = seg.getLong(headAt);
+            for (int looked = 0; hole != 0 && looked < HOLES_LOOKED_AT; looked++) {
+                if (!holeFits(hole)) {
+                    seg.putLong(prevAt, 0); // a damaged list: cut here, the rest stays garbage
+                    return 0;
+                }
+                if (seg.getLong(hole + SectionLayout.HOLE_SIZE) == size) {
+                    long next = seg.getLong(hole + SectionLayout.HOLE_NEXT);
+                    if (next != 0 && !holeFits(next)) {
+                        next = 0;
+                    }
+                    stampReuse();
+                    seg.putLong(prevAt, next);
+                    seg.putLong(GARBAGE, Math.max(0, seg.getLong(GARBAGE) - size));
+                    return hole;
+                }
+                prevAt = hole + SectionLayout.HOLE_NEXT;
+                hole = seg.getLong(prevAt);
+            }
+            return 0;
+        }
+
+        /**
+         * Puts the space of an entry no slot refers to any more on its free list, announcing the
+         * change of its bytes to readers first. Space of an unknown size (a damaged entry) is left
+         * as garbage for the next rebuild.
+         */
+        private void free(long at, long size) {
+            if (at < 0 || size < EntryLayout.HEADER || !holeFits(at)) {
+                return;
+            }
+            Segment seg = v.segment;
+            long headAt = SectionLayout.freeHead(size);
+            stampReuse();
+            seg.putLong(at + SectionLayout.HOLE_SIZE, size);
+            seg.putLong(at + SectionLayout.HOLE_NEXT, seg.getLong(headAt));
+            seg.putLong(headAt, at);
+        }
+
+        /** @return whether a hole's header lies in the heap, 8-aligned */
+        private boolean holeFits(long hole) {
+            return v.entryFits(hole);
+        }
+
+        /**
+         * Increments the section's reuse stamp, ordered before every store that follows: a reader
+         * that started before sees the stamp change and reads again; one that starts after no
+         * longer reaches the space through any slot.
+         */
+        private void stampReuse() {
+            long at = MapLayout.line(section) + LINE_STAMP;
+            header.putLongVolatile(at, header.getLong(at) + 1);
+            VarHandle.storeStoreFence();
+        }
+
         /** Checksums the entry at {@code at}, moves the heap top past it and points the key's slot at it. */
         private void publish(long at, int len) {
             Segment seg = v.segment;
@@ -673,7 +755,9 @@ final class MapStore implements AutoCloseable {
             }
             seg.putInt(at + EntryLayout.CHECKSUM,
                     (int) seg.hash64(at + EntryLayout.KEY_LENGTH, EntryLayout.checkedLength(klen, len)));
-            seg.putLong(HEAP_TOP, at + size);
+            if (at + size > seg.getLong(HEAP_TOP)) {
+                seg.putLong(HEAP_TOP, at + size); // appended, not in a hole
+            }
             boolean inserted = !occupied;
             if (intoEmpty) {
                 seg.putInt(USED, seg.getInt(USED) + 1);
@@ -681,6 +765,7 @@ final class MapStore implements AutoCloseable {
             seg.putLongOrdered(SectionLayout.slot(slot), SectionLayout.word(hash, at));
             if (oldSize > 0) {
                 seg.putLong(GARBAGE, seg.getLong(GARBAGE) + oldSize);
+                free(entry, oldSize);
             }
             if (inserted) {
                 addCount(section, 1);

@@ -10,12 +10,18 @@ package dev.ferrite.kv;
  *   +--------+------------+---------+--------+------------+----------+-----------+---------+--------+------+
  *   | MAGIC  | GENERATION | SECTION | SLOTS  | HEAP_START | HEAP_END | HEAP_TOP  | GARBAGE | USED   | CRC  |
  *   +--------+------------+---------+--------+------------+----------+-----------+---------+--------+------+
- *  64: SLOTS slot words of 8 bytes; HEAP_START = 64 + 8 * SLOTS; entries up to HEAP_END
+ *  64: FREE_LISTS heads of free lists, 8 bytes each
+ * 128: SLOTS slot words of 8 bytes; HEAP_START = 128 + 8 * SLOTS; entries up to HEAP_END
  * </pre>
  *
  * <p>The fields before {@link #HEAP_TOP} are written once, when the segment is built, and covered
  * by the CRC (all but the magic, which is written last). {@code HEAP_TOP}, {@code GARBAGE} and {@code USED} are
- * written only by the holder of the section's lock.
+ * written only by the holder of the section's lock, as are the free lists.
+ *
+ * <p>A free list chains holes: heap space of removed or overwritten entries, for new entries of the
+ * same size. A hole starts with two longs, the next hole's offset (0 ends the list) and the hole's
+ * size; list {@code i} holds holes whose size in 8-byte words is {@code i} modulo
+ * {@link #FREE_LISTS}. A head is 0 or an offset in the heap.
  *
  * <p>A slot word is 0 (empty), {@link #TOMBSTONE} (a removed entry: probing continues past it), or
  * {@code tag << 48 | offset}: the offset of an entry in this segment (8-aligned, in
@@ -34,7 +40,7 @@ final class SectionLayout {
     static final int SECTION = 16;
     /** int: number of slot words, a power of two. */
     static final int SLOTS = 20;
-    /** long: offset of the heap, {@code 64 + 8 * SLOTS}. */
+    /** long: offset of the heap, {@code TABLE + 8 * SLOTS}. */
     static final int HEAP_START = 24;
     /** long: end of the heap, at most the segment's size. */
     static final int HEAP_END = 32;
@@ -46,8 +52,16 @@ final class SectionLayout {
     static final int USED = 56;
     /** int: CRC-32C of bytes [8, 40) (the magic, written last, is not covered). */
     static final int CRC = 60;
+    /** Offset of the first free-list head (long). */
+    static final int FREE = 64;
+    /** Number of free lists. */
+    static final int FREE_LISTS = 8;
     /** Offset of slot word 0. */
-    static final int TABLE = 64;
+    static final int TABLE = 128;
+    /** In a hole: long, offset of the next hole of its list, 0 for none. */
+    static final int HOLE_NEXT = 0;
+    /** In a hole: long, the hole's size in bytes (a multiple of 8, at least {@code EntryLayout.HEADER}). */
+    static final int HOLE_SIZE = 8;
 
     /** The slot word of a removed entry. */
     static final long TOMBSTONE = 1;
@@ -64,6 +78,11 @@ final class SectionLayout {
     /** @return offset of a slot word */
     static long slot(int index) {
         return TABLE + 8L * index;
+    }
+
+    /** @return offset of the head of the free list for holes of {@code size} bytes */
+    static long freeHead(long size) {
+        return FREE + 8L * ((size >>> 3) & (FREE_LISTS - 1));
     }
 
     /** @return the 16-bit tag of a key hash stored in its slot word */

@@ -70,7 +70,14 @@ class MapFormatTest {
             assertEquals(generation, s.getLong(8));
             assertEquals(section, s.getInt(16));
             int slots = s.getInt(20);
-            assertEquals(64 + 8L * slots, s.getLong(24));
+            assertEquals(128 + 8L * slots, s.getLong(24));
+            byte[] gone = "gone".getBytes(StandardCharsets.UTF_8);
+            long goneHash = XxHash64.hash(gone, 0, gone.length);
+            if ((int) (goneHash >>> (64 - Integer.numberOfTrailingZeros(sections))) != section) {
+                for (int j = 0; j < 8; j++) {
+                    assertEquals(0, s.getLong(64 + 8L * j), "free list " + j + " is empty: nothing was removed here");
+                }
+            }
             assertEquals(s.size(), s.getLong(32));
             CRC32C sc = new CRC32C();
             sc.update(bytes(s, 8, 32));
@@ -79,7 +86,7 @@ class MapFormatTest {
             long word = 0;
             int idx = (int) hash & (slots - 1);
             for (int n = 0; n < slots; n++, idx = (idx + 1) & (slots - 1)) {
-                long w = s.getLong(64 + 8L * idx);
+                long w = s.getLong(128 + 8L * idx);
                 assertTrue(w != 0, "the probe reaches the key before an empty slot");
                 if (w != 1 && (w >>> 48) == ((hash >>> 32) & 0xFFFF)) {
                     word = w;
@@ -99,6 +106,60 @@ class MapFormatTest {
             h.close();
             s.close();
         }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ferrite.kv.MapTargets#backends")
+    void anOverwrittenEntryBecomesAHoleThatTheNextEntryOfItsSizeTakes(String backend) {
+        try (ChunkPool pool = MapTargets.anonymousPool(backend);
+             FerriteMap<String, String> map = FerriteMap.builder(Codec.utf8(), Codec.utf8()).pool(pool, "m").create()) {
+            map.put("key", "value-1");
+            Segment h = pool.open("m").orElseThrow();
+            byte[] key = "key".getBytes(StandardCharsets.UTF_8);
+            long hash = XxHash64.hash(key, 0, key.length);
+            int section = (int) (hash >>> (64 - Integer.numberOfTrailingZeros(h.getInt(12))));
+            long line = 4224 + 64L * section;
+            long stamp = h.getLong(line + 40);
+            Segment s = pool.open("m." + section + "." + h.getLong(line + 8)).orElseThrow();
+            long first = entryOf(s, hash);
+            // 16 + 3 + 7 = 26 bytes, 32 with padding: 4 words, free list 4.
+            map.put("key", "value-2");
+            long second = entryOf(s, hash);
+            assertTrue(second != first, "an update writes a new entry");
+            assertEquals(stamp + 1, h.getLong(line + 40), "STAMP + 1 before the old entry's bytes changed");
+            assertEquals(first, s.getLong(64 + 8L * 4), "the old entry heads free list 4");
+            assertEquals(0, s.getLong(first), "the hole is the list's last");
+            assertEquals(32, s.getLong(first + 8), "the hole's size");
+            assertEquals(32, s.getLong(48), "GARBAGE holds the hole");
+            long top = s.getLong(40);
+
+            map.put("key", "value-3");
+            assertEquals(first, entryOf(s, hash), "the next entry of that size takes the hole");
+            assertEquals(second, s.getLong(64 + 8L * 4), "and the entry it replaced heads the list now");
+            assertEquals(top, s.getLong(40), "HEAP_TOP did not move");
+            assertEquals(stamp + 3, h.getLong(line + 40), "STAMP + 1 to take the hole, + 1 to free the old entry");
+            assertEquals("value-3", map.get("key"));
+
+            map.remove("key");
+            assertEquals(first, s.getLong(64 + 8L * 4), "a removed entry becomes a hole too");
+            assertEquals(second, s.getLong(first));
+            assertEquals(64, s.getLong(48), "GARBAGE holds both holes");
+            h.close();
+            s.close();
+        }
+    }
+
+    /** @return the offset of the entry the key's slot word names, found as FORMAT.md says */
+    private static long entryOf(Segment s, long hash) {
+        int slots = s.getInt(20);
+        int idx = (int) hash & (slots - 1);
+        for (int n = 0; n < slots; n++, idx = (idx + 1) & (slots - 1)) {
+            long w = s.getLong(128 + 8L * idx);
+            if (w != 1 && w != 0 && (w >>> 48) == ((hash >>> 32) & 0xFFFF)) {
+                return w & ((1L << 48) - 1);
+            }
+        }
+        throw new AssertionError("key not found");
     }
 
     private static String ascii(Segment s, long off) {
