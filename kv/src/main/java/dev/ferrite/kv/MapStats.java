@@ -7,7 +7,8 @@ package dev.ferrite.kv;
  * @param sections       sections of the index
  * @param segmentBytes   bytes of pool memory the map's segments hold (header and sections)
  * @param usedBytes      heap bytes holding entries (live or dead) in the current sections
- * @param garbageBytes   heap bytes of removed or overwritten entries, reclaimed by the next rebuild of their section
+ * @param garbageBytes   heap bytes of removed or overwritten entries (holes), taken by the next new entries of their
+ *                       sizes or reclaimed by the next rebuild of their section
  * @param rebuilds       sections this process rebuilt (grown or compacted) since it opened the map
  * @param repairs        times any process took a section over from a dead writer and repaired it, over the map's life
  * @param droppedEntries damaged entries repairs and rebuilds dropped, over the map's life

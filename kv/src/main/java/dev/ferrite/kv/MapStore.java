@@ -234,11 +234,25 @@ final class MapStore implements AutoCloseable {
         seg.putInt(SectionLayout.SLOTS, slots);
         seg.putLong(SectionLayout.HEAP_START, SectionLayout.TABLE + 8L * slots);
         seg.putLong(SectionLayout.HEAP_END, Math.min(seg.size(), OFFSET_MASK));
-        seg.putLong(HEAP_TOP, top);
+        setTop(seg, top);
         seg.putLong(GARBAGE, garbage);
         seg.putInt(USED, used);
         seg.putInt(SectionLayout.CRC, SectionView.crc(seg));
         seg.putLongVolatile(SectionLayout.MAGIC, SectionLayout.MAGIC_VALUE);
+    }
+
+    /** Stores a section's HEAP_TOP and its check word. */
+    private static void setTop(Segment seg, long top) {
+        seg.putLong(HEAP_TOP, top);
+        seg.putLong(SectionLayout.TOP_CHECK, SectionLayout.topCheck(top));
+    }
+
+    /** @return a section's HEAP_TOP, or -1 if it or its check word is damaged (the caller rebuilds) */
+    private static long top(SectionView v) {
+        long top = v.segment.getLong(HEAP_TOP);
+        boolean sound = top >= v.heapStart && top <= v.heapEnd && (top & 7) == 0
+                && v.segment.getLong(SectionLayout.TOP_CHECK) == SectionLayout.topCheck(top);
+        return sound ? top : -1;
     }
 
     // ---------------------------------------------------------------- hashing and sections
@@ -652,7 +666,7 @@ final class MapStore implements AutoCloseable {
          */
         private long append(long size) {
             Segment seg = v.segment;
-            long top = seg.getLong(HEAP_TOP);
+            long top = top(v);
             boolean tableFull = slot < 0
                     || (intoEmpty && (seg.getInt(USED) + 1L) * 4 > (long) v.slots * 3);
             if (!tableFull) {
@@ -664,12 +678,16 @@ final class MapStore implements AutoCloseable {
                     return hole;
                 }
             }
-            if (tableFull || top < v.heapStart || top + size > v.heapEnd) {
+            if (tableFull || top < 0 || top + size > v.heapEnd) {
+                if (top < 0) {
+                    LOG.warn("map '{}' section {}: HEAP_TOP {} fails its check; rebuilt", name, section,
+                            seg.getLong(HEAP_TOP));
+                }
                 rebuild(section, size, false);
                 locate();
                 seg = v.segment;
-                top = seg.getLong(HEAP_TOP);
-                if (slot < 0 || top + size > v.heapEnd) {
+                top = top(v);
+                if (slot < 0 || top < 0 || top + size > v.heapEnd) {
                     throw new IllegalStateException("map '" + name + "' section " + section
                             + ": no room after a rebuild (slot " + slot + ", top " + top + ", size " + size + ")");
                 }
@@ -692,22 +710,21 @@ final class MapStore implements AutoCloseable {
             long prevAt = headAt;
             long hole = seg.getLong(headAt);
             for (int looked = 0; hole != 0 && looked < HOLES_LOOKED_AT; looked++) {
-                if (!holeFits(hole)) {
+                long next = holeFits(hole) ? seg.getLong(hole + SectionLayout.HOLE_NEXT) : -1;
+                int holeSize = next < 0 ? -1 : seg.getInt(hole + SectionLayout.HOLE_SIZE);
+                if (next < 0 || holeSize < EntryLayout.HEADER || hole + holeSize > top(v)
+                        || seg.getInt(hole + SectionLayout.HOLE_CHECK) != SectionLayout.holeCheck(hole, next, holeSize)) {
                     seg.putLong(prevAt, 0); // a damaged list: cut here, the rest stays garbage
                     return 0;
                 }
-                if (seg.getLong(hole + SectionLayout.HOLE_SIZE) == size) {
-                    long next = seg.getLong(hole + SectionLayout.HOLE_NEXT);
-                    if (next != 0 && !holeFits(next)) {
-                        next = 0;
-                    }
+                if (holeSize == size) {
                     stampReuse();
                     seg.putLong(prevAt, next);
                     seg.putLong(GARBAGE, Math.max(0, seg.getLong(GARBAGE) - size));
                     return hole;
                 }
                 prevAt = hole + SectionLayout.HOLE_NEXT;
-                hole = seg.getLong(prevAt);
+                hole = next;
             }
             return 0;
         }
@@ -718,14 +735,16 @@ final class MapStore implements AutoCloseable {
          * as garbage for the next rebuild.
          */
         private void free(long at, long size) {
-            if (at < 0 || size < EntryLayout.HEADER || !holeFits(at)) {
+            if (at < 0 || size < EntryLayout.HEADER || size > Integer.MAX_VALUE || !holeFits(at)) {
                 return;
             }
             Segment seg = v.segment;
             long headAt = SectionLayout.freeHead(size);
+            long next = seg.getLong(headAt);
             stampReuse();
-            seg.putLong(at + SectionLayout.HOLE_SIZE, size);
-            seg.putLong(at + SectionLayout.HOLE_NEXT, seg.getLong(headAt));
+            seg.putLong(at + SectionLayout.HOLE_NEXT, next);
+            seg.putInt(at + SectionLayout.HOLE_SIZE, (int) size);
+            seg.putInt(at + SectionLayout.HOLE_CHECK, SectionLayout.holeCheck(at, next, (int) size));
             seg.putLong(headAt, at);
         }
 
@@ -756,7 +775,7 @@ final class MapStore implements AutoCloseable {
             seg.putInt(at + EntryLayout.CHECKSUM,
                     (int) seg.hash64(at + EntryLayout.KEY_LENGTH, EntryLayout.checkedLength(klen, len)));
             if (at + size > seg.getLong(HEAP_TOP)) {
-                seg.putLong(HEAP_TOP, at + size); // appended, not in a hole
+                setTop(seg, at + size); // appended, not in a hole
             }
             boolean inserted = !occupied;
             if (intoEmpty) {

@@ -10,7 +10,7 @@ package dev.ferrite.kv;
  *   +--------+------------+---------+--------+------------+----------+-----------+---------+--------+------+
  *   | MAGIC  | GENERATION | SECTION | SLOTS  | HEAP_START | HEAP_END | HEAP_TOP  | GARBAGE | USED   | CRC  |
  *   +--------+------------+---------+--------+------------+----------+-----------+---------+--------+------+
- *  64: FREE_LISTS heads of free lists, 8 bytes each
+ *  64: FREE_LISTS heads of free lists, 8 bytes each; 120: TOP_CHECK
  * 128: SLOTS slot words of 8 bytes; HEAP_START = 128 + 8 * SLOTS; entries up to HEAP_END
  * </pre>
  *
@@ -19,9 +19,9 @@ package dev.ferrite.kv;
  * written only by the holder of the section's lock, as are the free lists.
  *
  * <p>A free list chains holes: heap space of removed or overwritten entries, for new entries of the
- * same size. A hole starts with two longs, the next hole's offset (0 ends the list) and the hole's
- * size; list {@code i} holds holes whose size in 8-byte words is {@code i} modulo
- * {@link #FREE_LISTS}. A head is 0 or an offset in the heap.
+ * same size. A hole starts with the next hole's offset (long; 0 ends the list), the hole's size (int)
+ * and a check word ({@link #holeCheck}, int); list {@code i} holds holes whose size in 8-byte words is {@code i} modulo
+ * {@link #FREE_LISTS}. HEAP_TOP is trusted only with its check word. A head is 0 or an offset in the heap.
  *
  * <p>A slot word is 0 (empty), {@link #TOMBSTONE} (a removed entry: probing continues past it), or
  * {@code tag << 48 | offset}: the offset of an entry in this segment (8-aligned, in
@@ -55,13 +55,17 @@ final class SectionLayout {
     /** Offset of the first free-list head (long). */
     static final int FREE = 64;
     /** Number of free lists. */
-    static final int FREE_LISTS = 8;
+    static final int FREE_LISTS = 7;
+    /** long: {@link #topCheck} of HEAP_TOP, written with it: a damaged HEAP_TOP makes the writer rebuild. */
+    static final int TOP_CHECK = 120;
     /** Offset of slot word 0. */
     static final int TABLE = 128;
     /** In a hole: long, offset of the next hole of its list, 0 for none. */
     static final int HOLE_NEXT = 0;
-    /** In a hole: long, the hole's size in bytes (a multiple of 8, at least {@code EntryLayout.HEADER}). */
+    /** In a hole: int, the hole's size in bytes (a multiple of 8, at least {@code EntryLayout.HEADER}). */
     static final int HOLE_SIZE = 8;
+    /** In a hole: int, {@link #holeCheck} of its offset, next and size: a damaged hole is not reused. */
+    static final int HOLE_CHECK = 12;
 
     /** The slot word of a removed entry. */
     static final long TOMBSTONE = 1;
@@ -82,7 +86,20 @@ final class SectionLayout {
 
     /** @return offset of the head of the free list for holes of {@code size} bytes */
     static long freeHead(long size) {
-        return FREE + 8L * ((size >>> 3) & (FREE_LISTS - 1));
+        return FREE + 8L * ((size >>> 3) % FREE_LISTS);
+    }
+
+    /** @return the check word of a hole at {@code offset} with that next hole and size */
+    static int holeCheck(long offset, long next, int size) {
+        long x = offset * 0x9E3779B97F4A7C15L ^ next * 0xC2B2AE3D27D4EB4FL ^ size * 0x165667B19E3779F9L;
+        x ^= x >>> 29;
+        x *= 0xBF58476D1CE4E5B9L;
+        return (int) (x ^ x >>> 32) ^ 0x454C4F48; // "HOLE"
+    }
+
+    /** @return the check word of a HEAP_TOP value */
+    static long topCheck(long top) {
+        return ~top * 0x9E3779B97F4A7C15L;
     }
 
     /** @return the 16-bit tag of a key hash stored in its slot word */

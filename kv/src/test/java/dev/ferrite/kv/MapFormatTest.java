@@ -74,11 +74,12 @@ class MapFormatTest {
             byte[] gone = "gone".getBytes(StandardCharsets.UTF_8);
             long goneHash = XxHash64.hash(gone, 0, gone.length);
             if ((int) (goneHash >>> (64 - Integer.numberOfTrailingZeros(sections))) != section) {
-                for (int j = 0; j < 8; j++) {
+                for (int j = 0; j < 7; j++) {
                     assertEquals(0, s.getLong(64 + 8L * j), "free list " + j + " is empty: nothing was removed here");
                 }
             }
             assertEquals(s.size(), s.getLong(32));
+            assertEquals(~s.getLong(40) * 0x9E3779B97F4A7C15L, s.getLong(120), "TOP_CHECK");
             CRC32C sc = new CRC32C();
             sc.update(bytes(s, 8, 32));
             assertEquals((int) sc.getValue(), s.getInt(60));
@@ -129,7 +130,11 @@ class MapFormatTest {
             assertEquals(stamp + 1, h.getLong(line + 40), "STAMP + 1 before the old entry's bytes changed");
             assertEquals(first, s.getLong(64 + 8L * 4), "the old entry heads free list 4");
             assertEquals(0, s.getLong(first), "the hole is the list's last");
-            assertEquals(32, s.getLong(first + 8), "the hole's size");
+            assertEquals(32, s.getInt(first + 8), "the hole's size");
+            long x = first * 0x9E3779B97F4A7C15L ^ 0L * 0xC2B2AE3D27D4EB4FL ^ 32 * 0x165667B19E3779F9L;
+            x ^= x >>> 29;
+            x *= 0xBF58476D1CE4E5B9L;
+            assertEquals((int) (x ^ x >>> 32) ^ 0x454C4F48, s.getInt(first + 12), "the hole's check word");
             assertEquals(32, s.getLong(48), "GARBAGE holds the hole");
             long top = s.getLong(40);
 
