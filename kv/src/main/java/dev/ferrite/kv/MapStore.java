@@ -950,6 +950,10 @@ final class MapStore implements AutoCloseable {
         // The slot words give the live entries; marked in a bitmap of the heap's 8-byte words, they
         // are read front to back, not at random, and a second slot word naming an entry shows.
         long heapWords = (old.heapEnd - old.heapStart) >>> 3;
+        if ((heapWords + 63) >>> 6 > Integer.MAX_VALUE - 8) {
+            throw new FerriteException("map '" + name + "' section " + section + ": a heap of "
+                    + (old.heapEnd - old.heapStart) + " bytes is over the 1 TiB a section can rebuild");
+        }
         long[] marks = new long[(int) ((heapWords + 63) >>> 6)];
         int found = 0;
         long dropped = 0;
@@ -980,7 +984,7 @@ final class MapStore implements AutoCloseable {
                 long off = old.heapStart + (((long) word << 6) + Long.numberOfTrailingZeros(m)) * 8;
                 int k = entryField(old, off, EntryLayout.KEY_LENGTH);
                 int vl = entryField(old, off, EntryLayout.VALUE_LENGTH);
-                if (!(Boolean.getBoolean("nosum") ? lengthsFit(old, off, k, vl) : checksumMatches(old, off, k, vl))) {
+                if (!checksumMatches(old, off, k, vl)) {
                     dropped++; // damaged
                     continue;
                 }
