@@ -158,7 +158,10 @@ public abstract class AbstractSegment extends SegmentPrimitives implements Segme
     }
 
     RuntimeException rangeError(long off, long len) {
-        if (limit < 0) {
+        // A range inside the segment fails its check only on a closed handle. Deciding by the range,
+        // not by a second read of limit, keeps the answer right when another thread closed the
+        // handle meanwhile: plain reads of limit may disagree with each other.
+        if (limit < 0 || (off >= 0 && len >= 0 && off <= size - len)) {
             return closedError();
         }
         return new OutOfBoundsException("offset " + off + " length " + len + " is outside " + memory.describe()
