@@ -32,7 +32,7 @@ import static dev.ferrite.queue.RecordLayout.header;
  * (WARN, logger {@code dev.ferrite.queue.Consumer}) and reported by {@link #abandonedRecords()}.
  * A record whose writer still runs is waited for: it may yet be committed.
  */
-public final class Consumer implements AutoCloseable {
+public final class Consumer extends LinePadding implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Consumer.class);
     private static final int REPORTS_KEPT = 64;

@@ -19,7 +19,7 @@ import static dev.ferrite.queue.RecordLayout.header;
  * subclass each: {@link OneToOneProducer} (the tail is the producer's own) and
  * {@link ManyToOneProducer} (the tail is claimed by CAS). Used by one thread at a time.
  */
-abstract sealed class RingProducer implements Producer permits OneToOneProducer, ManyToOneProducer {
+abstract sealed class RingProducer extends LinePadding implements Producer permits OneToOneProducer, ManyToOneProducer {
 
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class,
             ByteOrder.LITTLE_ENDIAN);
