@@ -1,0 +1,20 @@
+package dev.ferrite.kv.server;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/** One connection's state: its id, name and selected database. Used by its channel's thread only. */
+final class ClientSession {
+
+    private static final AtomicLong IDS = new AtomicLong();
+
+    /** The connection's id ({@code CLIENT ID}), unique in this server process. */
+    final long id = IDS.incrementAndGet();
+    /** The selected database, 0 to {@link Databases#COUNT} - 1. */
+    int db;
+    /** The name set by {@code CLIENT SETNAME}, or null. */
+    String name;
+    /** Set by {@code QUIT}: close once the reply is written. */
+    boolean quit;
+    /** The old value a SET ... GET or GETSET just replaced (stored form), or null. */
+    byte[] lastOld;
+}

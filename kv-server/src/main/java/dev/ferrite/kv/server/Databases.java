@@ -1,0 +1,95 @@
+package dev.ferrite.kv.server;
+
+import dev.ferrite.FerriteException;
+import dev.ferrite.kv.Codec;
+import dev.ferrite.kv.FerriteMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * The server's 16 databases ({@code SELECT 0} to {@code 15}): database {@code n} is a file-backed
+ * {@link FerriteMap} of raw keys to {@link ValueLayout stored values} in {@code <data>/db<n>.ferrite},
+ * created or opened the first time a client uses it and closed with the server. Thread-safe.
+ */
+final class Databases implements AutoCloseable {
+
+    /** Number of databases, as Redis's default {@code databases 16}. */
+    static final int COUNT = 16;
+
+    private static final Logger LOG = LoggerFactory.getLogger(Databases.class);
+
+    private final Path directory;
+    private final String backend;
+    /** Read without a lock by every command; written under the lock. */
+    private final AtomicReferenceArray<FerriteMap<byte[], byte[]>> maps = new AtomicReferenceArray<>(COUNT);
+    private boolean closed;
+
+    /**
+     * @param directory where the database files live (created if missing)
+     * @param backend   the Ferrite backend, or null for the default
+     */
+    Databases(Path directory, String backend) {
+        this.directory = directory;
+        this.backend = backend;
+        try {
+            Files.createDirectories(directory);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the data directory " + directory, e);
+        }
+        for (int i = 0; i < COUNT; i++) {
+            if (Files.exists(file(i))) {
+                get(i); // open what exists now, so a restart reports repairs and DBSIZE is at hand
+            }
+        }
+    }
+
+    private Path file(int index) {
+        return directory.resolve("db" + index + ".ferrite");
+    }
+
+    /** @return database {@code index}, opened or created now if needed */
+    FerriteMap<byte[], byte[]> get(int index) {
+        FerriteMap<byte[], byte[]> map = maps.get(index);
+        return map != null ? map : open(index);
+    }
+
+    private synchronized FerriteMap<byte[], byte[]> open(int index) {
+        if (closed) {
+            throw new FerriteException("the server's databases are closed");
+        }
+        FerriteMap<byte[], byte[]> map = maps.get(index);
+        if (map == null) {
+            long start = System.nanoTime();
+            var builder = FerriteMap.builder(Codec.bytes(), Codec.bytes()).file(file(index));
+            if (backend != null) {
+                builder.backend(backend);
+            }
+            map = builder.createOrOpen();
+            maps.set(index, map);
+            LOG.info("database {} ready in {} ms: {} keys, {}", index, (System.nanoTime() - start) / 1_000_000,
+                    map.longSize(), file(index));
+        }
+        return map;
+    }
+
+    /**
+     * Closes every open database; later calls of {@link #get} throw. Idempotent. Called once no
+     * connection is served any more (a command still running on a map would see it closed).
+     */
+    @Override
+    public synchronized void close() {
+        closed = true;
+        for (int i = 0; i < COUNT; i++) {
+            FerriteMap<byte[], byte[]> map = maps.getAndSet(i, null);
+            if (map != null) {
+                map.close();
+            }
+        }
+    }
+}

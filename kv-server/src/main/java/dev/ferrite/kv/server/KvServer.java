@@ -1,0 +1,180 @@
+package dev.ferrite.kv.server;
+
+import dev.ferrite.FerriteException;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.redis.RedisEncoder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Ferrite maps served over the Redis protocol (RESP2): {@code redis-cli} and Redis clients work
+ * unchanged against it. Database {@code n} (0–15) is a file-backed map under the data directory,
+ * so every acknowledged write is in the map's memory-mapped file when its reply is sent.
+ *
+ * <pre>{@code
+ * try (KvServer server = KvServer.builder().port(6380).dataDirectory(Path.of("ferrite-data")).start()) {
+ *     ...
+ * }
+ * }</pre>
+ *
+ * <p>Listens on 127.0.0.1 by default. Thread-safe; {@link #close()} stops accepting, closes the
+ * connections and then the maps.
+ */
+public final class KvServer implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KvServer.class);
+
+    static {
+        NettySettings.apply();
+    }
+
+    private final Databases databases;
+    private final EventLoopGroup boss;
+    private final EventLoopGroup workers;
+    private final Channel listener;
+    private boolean closed;
+
+    private KvServer(Builder b) {
+        InetAddress address = resolve(b.bind);
+        if (!address.isLoopbackAddress()) {
+            throw new FerriteException("refusing to listen on " + b.bind + ": only loopback addresses are served"
+                    + " until password authentication exists (Redis's protected mode)");
+        }
+        databases = new Databases(b.dataDirectory, b.backend);
+        boss = new NioEventLoopGroup(1);
+        workers = new NioEventLoopGroup(b.threads);
+        Commands commands = new Commands(databases);
+        ServerLimits limits = b.limits;
+        try {
+            listener = new ServerBootstrap().group(boss, workers).channel(NioServerSocketChannel.class)
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childHandler(new ChannelInitializer<SocketChannel>() {
+                        @Override
+                        protected void initChannel(SocketChannel ch) {
+                            ch.pipeline().addLast(new RespRequestDecoder(limits), new RedisEncoder(), new CommandHandler(commands));
+                        }
+                    })
+                    .bind(new InetSocketAddress(address, b.port)).syncUninterruptibly().channel();
+        } catch (RuntimeException e) {
+            shutdownGroups();
+            databases.close();
+            throw new FerriteException("cannot listen on " + b.bind + ":" + b.port + ": " + e.getMessage(), e);
+        }
+        LOG.info("Ferrite KV server listening on {} (RESP), data in {}", listener.localAddress(), b.dataDirectory);
+    }
+
+    private static InetAddress resolve(String host) {
+        try {
+            return InetAddress.getByName(host);
+        } catch (UnknownHostException e) {
+            throw new FerriteException("unknown bind address " + host, e);
+        }
+    }
+
+    /** @return a builder with the defaults: 127.0.0.1:6380, data in {@code ./ferrite-data} */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return the port the server listens on (the one chosen by the system if 0 was asked) */
+    public int port() {
+        return ((InetSocketAddress) listener.localAddress()).getPort();
+    }
+
+    /** Stops listening, closes every connection, then closes the databases. Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        listener.close().syncUninterruptibly();
+        shutdownGroups();
+        databases.close();
+        LOG.info("Ferrite KV server stopped");
+    }
+
+    private void shutdownGroups() {
+        boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    /** Settings of a {@link KvServer}; not thread-safe. */
+    public static final class Builder {
+        private String bind = "127.0.0.1";
+        private int port = 6380;
+        private Path dataDirectory = Path.of("ferrite-data");
+        private String backend;
+        private int threads = Math.max(1, Runtime.getRuntime().availableProcessors());
+        private ServerLimits limits = ServerLimits.DEFAULTS;
+
+        private Builder() {
+        }
+
+        /** @param address the address to listen on (default 127.0.0.1; only loopback for now) */
+        public Builder bind(String address) {
+            this.bind = address;
+            return this;
+        }
+
+        /** @param port the RESP port, 0 to 65535 (0: any free port; default 6380) */
+        public Builder port(int port) {
+            if (port < 0 || port > 65535) {
+                throw new FerriteException("port " + port + " must be from 0 to 65535");
+            }
+            this.port = port;
+            return this;
+        }
+
+        /** @param directory where the database files live (default {@code ./ferrite-data}) */
+        public Builder dataDirectory(Path directory) {
+            this.dataDirectory = directory;
+            return this;
+        }
+
+        /** @param name the Ferrite backend of the maps (default: Ferrite's default backend) */
+        public Builder backend(String name) {
+            this.backend = name;
+            return this;
+        }
+
+        /** @param count event-loop threads serving connections, at least 1 (default: one per core) */
+        public Builder threads(int count) {
+            if (count < 1) {
+                throw new FerriteException("threads " + count + " must be at least 1");
+            }
+            this.threads = count;
+            return this;
+        }
+
+        /** @param limits the bounds every request must keep (default {@link ServerLimits#DEFAULTS}) */
+        public Builder limits(ServerLimits limits) {
+            this.limits = limits;
+            return this;
+        }
+
+        /**
+         * Opens the databases that exist and starts listening.
+         *
+         * @return the running server
+         * @throws FerriteException if the address is not loopback, the port is taken or the data
+         *                          cannot be opened
+         */
+        public KvServer start() {
+            return new KvServer(this);
+        }
+    }
+}

@@ -1,0 +1,75 @@
+package dev.ferrite.kv.server;
+
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.redis.ArrayRedisMessage;
+import io.netty.handler.codec.redis.ErrorRedisMessage;
+import io.netty.handler.codec.redis.FullBulkStringRedisMessage;
+import io.netty.handler.codec.redis.IntegerRedisMessage;
+import io.netty.handler.codec.redis.RedisMessage;
+import io.netty.handler.codec.redis.SimpleStringRedisMessage;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/** The replies commands give, as Netty's RESP messages, with Redis's exact error strings. */
+final class Replies {
+
+    static final RedisMessage OK = new SimpleStringRedisMessage("OK");
+    static final RedisMessage PONG = new SimpleStringRedisMessage("PONG");
+    static final RedisMessage NIL = FullBulkStringRedisMessage.NULL_INSTANCE;
+    static final RedisMessage ZERO = new IntegerRedisMessage(0);
+    static final RedisMessage ONE = new IntegerRedisMessage(1);
+    static final RedisMessage SYNTAX = error("ERR syntax error");
+    static final RedisMessage NOT_INTEGER = error("ERR value is not an integer or out of range");
+    static final RedisMessage OVERFLOW = error("ERR increment or decrement would overflow");
+    static final RedisMessage DB_RANGE = error("ERR DB index is out of range");
+
+    private Replies() {
+    }
+
+    static RedisMessage error(String text) {
+        return new ErrorRedisMessage(text);
+    }
+
+    static RedisMessage integer(long v) {
+        return v == 0 ? ZERO : v == 1 ? ONE : new IntegerRedisMessage(v);
+    }
+
+    static RedisMessage bulk(byte[] bytes) {
+        return bytes == null ? NIL : new FullBulkStringRedisMessage(Unpooled.wrappedBuffer(bytes));
+    }
+
+    static RedisMessage bulk(String text) {
+        return bulk(text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    static RedisMessage array(List<RedisMessage> items) {
+        return new ArrayRedisMessage(items);
+    }
+
+    static RedisMessage simple(String text) {
+        return new SimpleStringRedisMessage(text);
+    }
+
+    /** Redis's reply to a command called with the wrong number of arguments. */
+    static RedisMessage arity(String command) {
+        return error("ERR wrong number of arguments for '" + command + "' command");
+    }
+
+    /** Redis 7's reply to a command it does not know, quoting up to its first arguments. */
+    static RedisMessage unknown(byte[][] args) {
+        StringBuilder s = new StringBuilder("ERR unknown command '").append(printable(args[0], 128))
+                .append("', with args beginning with: ");
+        for (int i = 1; i < args.length && s.length() < 128; i++) {
+            s.append('\'').append(printable(args[i], 128 - s.length())).append("' ");
+        }
+        return error(s.toString());
+    }
+
+    /** A client's bytes as text for an error line: no CR or LF, at most {@code max} characters. */
+    static String printable(byte[] bytes, int max) {
+        String text = new String(bytes, StandardCharsets.UTF_8);
+        text = text.replace('\r', ' ').replace('\n', ' ');
+        return text.length() > max ? text.substring(0, Math.max(0, max)) : text;
+    }
+}

@@ -1,0 +1,295 @@
+package dev.ferrite.kv.server;
+
+import dev.ferrite.kv.server.RespClient.Err;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The server over a real socket: commands, pipelining, inline commands, errors, restarts. */
+class KvServerTest {
+
+    @TempDir
+    Path data;
+
+    private KvServer server;
+
+    @BeforeEach
+    void start() {
+        server = KvServer.builder().port(0).dataDirectory(data).threads(2).start();
+    }
+
+    @AfterEach
+    void stop() {
+        server.close();
+    }
+
+    private RespClient client() throws Exception {
+        return new RespClient(server.port());
+    }
+
+    @Test
+    void connectionCommands() throws Exception {
+        try (RespClient c = client()) {
+            assertEquals("PONG", c.call("PING"));
+            assertEquals("hello", c.call("ping", "hello"));
+            assertEquals(new Err("ERR wrong number of arguments for 'ping' command"), c.call("PING", "a", "b"));
+            assertEquals("some text", c.call("ECHO", "some text"));
+            assertEquals(new Err("ERR wrong number of arguments for 'echo' command"), c.call("ECHO"));
+            assertEquals(new Err("ERR unknown command 'NOPE', with args beginning with: 'x' 'y' "),
+                    c.call("NOPE", "x", "y"));
+            assertEquals(new Err("ERR unknown command 'NOPE', with args beginning with: "), c.call("NOPE"));
+            List<?> time = (List<?>) c.call("TIME");
+            long seconds = Long.parseLong((String) time.get(0));
+            assertTrue(Math.abs(seconds - System.currentTimeMillis() / 1000) <= 2, "TIME " + time);
+            assertEquals((long) Commands.count(), c.call("COMMAND", "COUNT"));
+        }
+    }
+
+    @Test
+    void stringCommandsBehaveAsRedisDocuments() throws Exception {
+        try (RespClient c = client()) {
+            assertNull(c.call("GET", "k"));
+            assertEquals("OK", c.call("SET", "k", "v1"));
+            assertEquals("v1", c.call("GET", "k"));
+            assertNull(c.call("SET", "k", "v2", "NX"));
+            assertEquals("v1", c.call("GET", "k"));
+            assertEquals("OK", c.call("SET", "k", "v2", "XX"));
+            assertNull(c.call("SET", "absent", "x", "XX"));
+            assertEquals(0L, c.call("EXISTS", "absent"));
+            assertEquals("v2", c.call("SET", "k", "v3", "GET"));
+            assertNull(c.call("SET", "fresh", "f", "GET"));
+            assertEquals(new Err("ERR syntax error"), c.call("SET", "k", "v", "NX", "XX"));
+            assertEquals(new Err("ERR syntax error"), c.call("SET", "k", "v", "BOGUS"));
+            assertEquals(1L, c.call("SETNX", "n", "1"));
+            assertEquals(0L, c.call("SETNX", "n", "2"));
+            assertEquals("1", c.call("GETSET", "n", "3"));
+            assertEquals("3", c.call("GETDEL", "n"));
+            assertNull(c.call("GETDEL", "n"));
+            assertEquals("OK", c.call("MSET", "a", "1", "b", "2"));
+            assertEquals(new Err("ERR wrong number of arguments for 'mset' command"), c.call("MSET", "a", "1", "b"));
+            assertEquals(Arrays.asList("1", "2", null), c.call("MGET", "a", "b", "c"));
+            assertEquals(3L, c.call("EXISTS", "a", "a", "b"));
+            assertEquals(5L, c.call("APPEND", "a", "2345"));
+            assertEquals("12345", c.call("GET", "a"));
+            assertEquals(5L, c.call("STRLEN", "a"));
+            assertEquals(0L, c.call("STRLEN", "none"));
+            assertEquals("string", c.call("TYPE", "a"));
+            assertEquals("none", c.call("TYPE", "none"));
+            assertEquals(2L, c.call("DEL", "a", "b", "c"));
+            assertEquals(0L, c.call("UNLINK", "a"));
+            assertNull(c.call("SET", "empty", "", "GET"));
+            assertEquals("", c.call("GET", "empty"));
+        }
+    }
+
+    @Test
+    void countersAreIntegersWithRedisErrors() throws Exception {
+        try (RespClient c = client()) {
+            assertEquals(1L, c.call("INCR", "n"));
+            assertEquals(11L, c.call("INCRBY", "n", "10"));
+            assertEquals(10L, c.call("DECR", "n"));
+            assertEquals(-5L, c.call("DECRBY", "n", "15"));
+            assertEquals("-5", c.call("GET", "n"));
+            c.call("SET", "s", "abc");
+            assertEquals(new Err("ERR value is not an integer or out of range"), c.call("INCR", "s"));
+            c.call("SET", "lead", "007");
+            assertEquals(new Err("ERR value is not an integer or out of range"), c.call("INCR", "lead"));
+            assertEquals(new Err("ERR value is not an integer or out of range"), c.call("INCRBY", "n", "1.5"));
+            c.call("SET", "max", Long.toString(Long.MAX_VALUE));
+            assertEquals(new Err("ERR increment or decrement would overflow"), c.call("INCR", "max"));
+            assertEquals(Long.toString(Long.MAX_VALUE), c.call("GET", "max"));
+            c.call("SET", "min", Long.toString(Long.MIN_VALUE));
+            assertEquals(new Err("ERR increment or decrement would overflow"), c.call("DECR", "min"));
+            assertEquals(new Err("ERR value is not an integer or out of range"),
+                    c.call("DECRBY", "n", Long.toString(Long.MIN_VALUE)));
+        }
+    }
+
+    @Test
+    void incrIsAtomicAcrossConnections() throws Exception {
+        int clients = 4;
+        int each = 500;
+        ExecutorService pool = Executors.newFixedThreadPool(clients);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < clients; t++) {
+                done.add(pool.submit(() -> {
+                    try (RespClient c = client()) {
+                        for (int i = 0; i < each; i++) {
+                            c.call("INCR", "counter");
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get();
+            }
+        } finally {
+            pool.shutdown();
+        }
+        try (RespClient c = client()) {
+            assertEquals(String.valueOf(clients * each), c.call("GET", "counter"));
+        }
+    }
+
+    @Test
+    void expiryIsKeptAndExpiredKeysAreNeverReturned() throws Exception {
+        try (RespClient c = client()) {
+            assertEquals(-2L, c.call("TTL", "k"));
+            c.call("SET", "k", "v");
+            assertEquals(-1L, c.call("TTL", "k"));
+            assertEquals(1L, c.call("EXPIRE", "k", "100"));
+            long ttl = (Long) c.call("TTL", "k");
+            assertTrue(ttl >= 99 && ttl <= 100, "ttl " + ttl);
+            assertEquals(1L, c.call("PERSIST", "k"));
+            assertEquals(0L, c.call("PERSIST", "k"));
+            assertEquals(-1L, c.call("TTL", "k"));
+            assertEquals(0L, c.call("EXPIRE", "absent", "10"));
+            c.call("SET", "short", "v", "PX", "150");
+            long pttl = (Long) c.call("PTTL", "short");
+            assertTrue(pttl > 0 && pttl <= 150, "pttl " + pttl);
+            c.call("SET", "kept", "v", "EX", "100");
+            c.call("SET", "kept", "w", "KEEPTTL");
+            assertTrue((Long) c.call("TTL", "kept") > 0);
+            c.call("SET", "kept", "x");
+            assertEquals(-1L, c.call("TTL", "kept"), "a plain SET clears the expiry");
+            Thread.sleep(250);
+            assertNull(c.call("GET", "short"));
+            assertEquals(0L, c.call("EXISTS", "short"));
+            assertEquals(-2L, c.call("PTTL", "short"));
+            assertEquals(new Err("ERR invalid expire time in 'set' command"), c.call("SET", "k", "v", "EX", "0"));
+            assertEquals(new Err("ERR invalid expire time in 'set' command"), c.call("SET", "k", "v", "PX", "-5"));
+            assertEquals(new Err("ERR value is not an integer or out of range"), c.call("SET", "k", "v", "EX", "soon"));
+            assertEquals(new Err("ERR syntax error"), c.call("SET", "k", "v", "EX", "5", "PX", "5"));
+            assertEquals(1L, c.call("EXPIRE", "k", "-1"), "an expiry in the past deletes the key");
+            assertNull(c.call("GET", "k"));
+        }
+    }
+
+    @Test
+    void databasesAreSeparate() throws Exception {
+        try (RespClient c = client()) {
+            c.call("SET", "k", "zero");
+            assertEquals("OK", c.call("SELECT", "1"));
+            assertNull(c.call("GET", "k"));
+            c.call("SET", "k", "one");
+            c.call("SET", "k2", "one");
+            assertEquals(2L, c.call("DBSIZE"));
+            assertEquals(new Err("ERR DB index is out of range"), c.call("SELECT", "16"));
+            assertEquals(new Err("ERR value is not an integer or out of range"), c.call("SELECT", "x"));
+            assertEquals("OK", c.call("FLUSHDB"));
+            assertEquals(0L, c.call("DBSIZE"));
+            c.call("SELECT", "0");
+            assertEquals("zero", c.call("GET", "k"));
+            assertEquals("OK", c.call("FLUSHALL"));
+            assertEquals(0L, c.call("DBSIZE"));
+        }
+    }
+
+    @Test
+    void pipelinedAndInlineCommands() throws Exception {
+        try (RespClient c = client()) {
+            StringBuilder pipeline = new StringBuilder();
+            for (int i = 0; i < 1000; i++) {
+                pipeline.append(new String(RespClient.encode("SET", "key:" + i, "value:" + i)));
+            }
+            c.sendRaw(pipeline.toString());
+            for (int i = 0; i < 1000; i++) {
+                assertEquals("OK", c.read());
+            }
+            assertEquals(1000L, c.call("DBSIZE"));
+            c.sendRaw("PING\r\n");
+            assertEquals("PONG", c.read());
+            c.sendRaw("SET \"a b\" 'c d'\r\n\r\nGET \"a b\"\n");
+            assertEquals("OK", c.read());
+            assertEquals("c d", c.read());
+            c.sendRaw("ECHO \"\\x41\\n\"\r\n");
+            assertEquals("A\n", c.read());
+            c.sendRaw("*0\r\nPING\r\n");
+            assertEquals("PONG", c.read());
+        }
+    }
+
+    @Test
+    void malformedRequestsGetRedisProtocolErrorsAndCloseOnlyTheirConnection() throws Exception {
+        try (RespClient other = client()) {
+            other.call("SET", "kept", "yes");
+            String[][] cases = {
+                    {"*1\r\n$-5\r\n", "ERR Protocol error: invalid bulk length"},
+                    {"*1\r\n$2147483647\r\n", "ERR Protocol error: invalid bulk length"},
+                    {"*99999999999\r\n", "ERR Protocol error: invalid multibulk length"},
+                    {"*abc\r\n", "ERR Protocol error: invalid multibulk length"},
+                    {"*2\r\n$3\r\nGET\r\nxx\r\n", "ERR Protocol error: expected '$', got 'x'"},
+                    {"SET \"unbalanced\r\n", "ERR Protocol error: unbalanced quotes in request"},
+                    {"PING " + "x".repeat(70_000), "ERR Protocol error: too big inline request"},
+                    {"*1\r\n$" + "1".repeat(70_000), "ERR Protocol error: too big bulk count string"},
+            };
+            for (String[] bad : cases) {
+                try (RespClient c = client()) {
+                    assertEquals("OK", c.call("SET", "before", "ok"), "requests before the bad one are served");
+                    c.sendRaw(bad[0]);
+                    assertEquals(new Err(bad[1]), c.read(), bad[0].substring(0, Math.min(40, bad[0].length())));
+                    assertTrue(c.closedByServer(), "connection closed after " + bad[1]);
+                }
+            }
+            assertEquals("yes", other.call("GET", "kept"), "another client is unaffected");
+            assertEquals(2L, other.call("DBSIZE"), "nothing else was written");
+        }
+    }
+
+    @Test
+    void quitRepliesThenCloses() throws Exception {
+        try (RespClient c = client()) {
+            c.sendRaw(new String(RespClient.encode("QUIT")) + new String(RespClient.encode("SET", "after", "quit")));
+            assertEquals("OK", c.read());
+            assertTrue(c.closedByServer());
+        }
+        try (RespClient c = client()) {
+            assertNull(c.call("GET", "after"), "a command after QUIT is not run");
+        }
+    }
+
+    @Test
+    void aRestartKeepsValuesAndTheirExpiry() throws Exception {
+        try (RespClient c = client()) {
+            c.call("SET", "plain", "p");
+            c.call("SET", "timed", "t", "EX", "1000");
+            c.call("SET", "gone", "g", "PX", "100");
+            c.call("SELECT", "3");
+            c.call("SET", "in3", "three");
+        }
+        server.close();
+        Thread.sleep(150);
+        server = KvServer.builder().port(0).dataDirectory(data).start();
+        try (RespClient c = client()) {
+            assertEquals("p", c.call("GET", "plain"));
+            assertEquals("t", c.call("GET", "timed"));
+            long ttl = (Long) c.call("TTL", "timed");
+            assertTrue(ttl > 990 && ttl <= 1000, "ttl " + ttl);
+            assertNull(c.call("GET", "gone"));
+            c.call("SELECT", "3");
+            assertEquals("three", c.call("GET", "in3"));
+        }
+    }
+
+    @Test
+    void onlyLoopbackIsServedWithoutAPassword() {
+        assertThrows(dev.ferrite.FerriteException.class,
+                () -> KvServer.builder().bind("0.0.0.0").port(0).dataDirectory(data).start());
+    }
+}
