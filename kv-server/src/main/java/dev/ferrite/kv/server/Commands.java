@@ -4,6 +4,7 @@ import dev.ferrite.kv.FerriteMap;
 import io.netty.handler.codec.redis.RedisMessage;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -139,9 +140,9 @@ final class Commands {
     }
 
     private static RedisMessage time() {
-        long micros = System.currentTimeMillis() * 1000 + (System.nanoTime() / 1000) % 1000;
-        return Replies.array(List.of(Replies.bulk(Long.toString(micros / 1_000_000)),
-                Replies.bulk(Long.toString(micros % 1_000_000))));
+        Instant now = Instant.now();
+        return Replies.array(List.of(Replies.bulk(Long.toString(now.getEpochSecond())),
+                Replies.bulk(Long.toString(now.getNano() / 1000))));
     }
 
     private static RedisMessage flushAll(Commands c, ClientSession s, byte[][] a) {

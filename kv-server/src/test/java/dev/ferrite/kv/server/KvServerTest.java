@@ -55,6 +55,8 @@ class KvServerTest {
             List<?> time = (List<?>) c.call("TIME");
             long seconds = Long.parseLong((String) time.get(0));
             assertTrue(Math.abs(seconds - System.currentTimeMillis() / 1000) <= 2, "TIME " + time);
+            long micros = Long.parseLong((String) time.get(1));
+            assertTrue(micros >= 0 && micros < 1_000_000, "TIME " + time);
             assertEquals((long) Commands.count(), c.call("COMMAND", "COUNT"));
         }
     }
