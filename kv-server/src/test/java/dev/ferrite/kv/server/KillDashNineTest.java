@@ -1,0 +1,97 @@
+package dev.ferrite.kv.server;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A server process killed with SIGKILL while a client streams SETs loses no acknowledged write:
+ * the maps are memory-mapped files, so a reply leaves only after the value is in the file's pages.
+ */
+class KillDashNineTest {
+
+    @TempDir
+    Path data;
+
+    @Test
+    void everyAcknowledgedSetSurvivesAKillOfTheServer() throws Exception {
+        for (int round = 0; round < 3; round++) {
+            int port = freePort();
+            Process server = startServer(port);
+            long acknowledged = -1;
+            try (RespClient c = connect(port, server)) {
+                c.call("SELECT", "2");
+                long killAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300 + ThreadLocalRandom.current().nextInt(700));
+                boolean killed = false;
+                for (long i = 0; ; i++) {
+                    if (!killed && System.nanoTime() > killAt) {
+                        server.destroyForcibly(); // SIGKILL: no shutdown hook runs
+                        killed = true;
+                    }
+                    try {
+                        Object reply = c.call("SET", "round" + round + ":" + i, "value-" + i);
+                        assertEquals("OK", reply);
+                        acknowledged = i;
+                    } catch (IOException e) {
+                        break; // the server is gone
+                    }
+                }
+            }
+            assertTrue(server.waitFor(10, TimeUnit.SECONDS));
+            assertTrue(acknowledged > 0, "round " + round + ": some SETs were acknowledged before the kill");
+            try (KvServer restarted = KvServer.builder().port(0).dataDirectory(data).start();
+                 RespClient c = new RespClient(restarted.port())) {
+                c.call("SELECT", "2");
+                List<String> missing = new ArrayList<>();
+                for (long i = 0; i <= acknowledged; i++) {
+                    Object v = c.call("GET", "round" + round + ":" + i);
+                    if (!("value-" + i).equals(v)) {
+                        missing.add(i + "=" + v);
+                    }
+                }
+                assertEquals(List.of(), missing, "round " + round + ": " + (acknowledged + 1) + " acknowledged SETs");
+            }
+        }
+    }
+
+    private Process startServer(int port) throws IOException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> cmd = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path")));
+        if (Runtime.version().feature() >= 24) {
+            cmd.add("--sun-misc-unsafe-memory-access=allow");
+        }
+        cmd.addAll(List.of(Main.class.getName(), "--port", Integer.toString(port), "--data", data.toString()));
+        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(new File(data.toFile(), "server.log")).start();
+    }
+
+    private static RespClient connect(int port, Process server) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try {
+                return new RespClient(port);
+            } catch (IOException e) {
+                if (!server.isAlive() || System.nanoTime() > deadline) {
+                    throw new AssertionError("the server did not start on port " + port, e);
+                }
+                Thread.sleep(50);
+            }
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+}
