@@ -34,6 +34,9 @@ final class Commands {
 
     private static final Map<String, Command> TABLE = new HashMap<>();
 
+    /** The server version HELLO reports. */
+    static final String VERSION = "0.1.0";
+
     static {
         add("ping", -1, Commands::ping);
         add("echo", 2, (c, s, a) -> Replies.bulk(a[1]));
@@ -50,6 +53,11 @@ final class Commands {
         });
         add("flushall", -1, Commands::flushAll);
         add("command", -1, Commands::command);
+        add("hello", -1, Commands::hello);
+        add("client", -2, Commands::client);
+        add("auth", -2, (c, s, a) -> Replies.error("ERR AUTH <password> called without any password configured for"
+                + " the default user. Are you sure your configuration is correct?"));
+        add("config", -2, Commands::config);
         add("get", 2, Commands::get);
         add("set", -3, Commands::set);
         add("setnx", 3, (c, s, a) -> Replies.integer(c.store(s, a[1], a[2], Condition.NX, ValueLayout.NO_EXPIRY, false, false) ? 1 : 0));
@@ -158,6 +166,113 @@ final class Commands {
         }
         // COMMAND and COMMAND DOCS: redis-cli asks on connect for hints; none is a valid answer.
         return Replies.array(List.of());
+    }
+
+    /**
+     * HELLO [protover ...]: RESP2 only. A request for 3 gets Redis's NOPROTO error, on which clients
+     * (Lettuce) fall back to RESP2; 2 or none gets the server's description as a flat array.
+     */
+    private static RedisMessage hello(Commands c, ClientSession s, byte[][] a) {
+        if (a.length >= 2) {
+            Long version = parseLong(a[1]);
+            if (version == null) {
+                return Replies.error("ERR Protocol version is not an integer or out of range");
+            }
+            if (version != 2) {
+                return Replies.error("NOPROTO unsupported protocol version");
+            }
+            for (int i = 2; i < a.length; i++) {
+                String opt = lower(a[i]);
+                if (opt.equals("setname") && i + 1 < a.length) {
+                    RedisMessage bad = c.setName(s, a[++i]);
+                    if (bad != null) {
+                        return bad;
+                    }
+                } else if (opt.equals("auth") && i + 2 < a.length) {
+                    return Replies.error("WRONGPASS invalid username-password pair or user is disabled.");
+                } else {
+                    return Replies.error("ERR Syntax error in HELLO option '" + Replies.printable(a[i], 64) + "'");
+                }
+            }
+        }
+        return Replies.array(List.of(Replies.bulk("server"), Replies.bulk("ferrite"),
+                Replies.bulk("version"), Replies.bulk(VERSION),
+                Replies.bulk("proto"), Replies.integer(2),
+                Replies.bulk("id"), Replies.integer(s.id),
+                Replies.bulk("mode"), Replies.bulk("standalone"),
+                Replies.bulk("role"), Replies.bulk("master"),
+                Replies.bulk("modules"), Replies.array(List.of())));
+    }
+
+    private static RedisMessage client(Commands c, ClientSession s, byte[][] a) {
+        String sub = lower(a[1]);
+        switch (sub) {
+            case "id":
+                return a.length == 2 ? Replies.integer(s.id) : Replies.arity("client|id");
+            case "getname":
+                return a.length == 2 ? Replies.bulk(s.name == null ? null : s.name.getBytes(StandardCharsets.UTF_8))
+                        : Replies.arity("client|getname");
+            case "setname": {
+                if (a.length != 3) {
+                    return Replies.arity("client|setname");
+                }
+                RedisMessage bad = c.setName(s, a[2]);
+                return bad != null ? bad : Replies.OK;
+            }
+            case "setinfo": {
+                if (a.length != 4) {
+                    return Replies.arity("client|setinfo");
+                }
+                String attr = lower(a[2]);
+                if (!attr.equals("lib-name") && !attr.equals("lib-ver")) {
+                    return Replies.error("ERR Unrecognized option '" + Replies.printable(a[2], 64) + "'");
+                }
+                return Replies.OK;
+            }
+            default:
+                return Replies.error("ERR unknown subcommand '" + Replies.printable(a[1], 64) + "'. Try CLIENT HELP.");
+        }
+    }
+
+    /** Sets the connection name; Redis refuses spaces, newlines and other special characters. */
+    private RedisMessage setName(ClientSession s, byte[] name) {
+        for (byte b : name) {
+            if (b < '!' || b > '~') {
+                return Replies.error("ERR Client names cannot contain spaces, newlines or special characters.");
+            }
+        }
+        s.name = name.length == 0 ? null : new String(name, StandardCharsets.US_ASCII);
+        return null;
+    }
+
+    /** The settings CONFIG GET reports, as redis-benchmark and clients ask for them. */
+    private static final String[][] SETTINGS = {
+            {"databases", Integer.toString(Databases.COUNT)}, {"save", ""}, {"appendonly", "no"},
+            {"maxmemory", "0"}, {"maxmemory-policy", "noeviction"}, {"timeout", "0"},
+    };
+
+    private static RedisMessage config(Commands c, ClientSession s, byte[][] a) {
+        if (!lower(a[1]).equals("get")) {
+            return Replies.error("ERR unknown subcommand '" + Replies.printable(a[1], 64) + "'. Try CONFIG HELP.");
+        }
+        if (a.length < 3) {
+            return Replies.arity("config|get");
+        }
+        List<RedisMessage> out = new ArrayList<>();
+        for (String[] setting : SETTINGS) {
+            for (int i = 2; i < a.length; i++) {
+                if (Glob.matches(lower(a[i]), setting[0])) {
+                    out.add(Replies.bulk(setting[0]));
+                    out.add(Replies.bulk(setting[1]));
+                    break;
+                }
+            }
+        }
+        return Replies.array(out);
+    }
+
+    private static String lower(byte[] b) {
+        return new String(b, StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
     }
 
     // ---- reads -------------------------------------------------------------------------------

@@ -62,6 +62,50 @@ class KvServerTest {
     }
 
     @Test
+    void handshakeCommandsClientsSendOnConnect() throws Exception {
+        try (RespClient c = client()) {
+            List<?> hello = (List<?>) c.call("HELLO", "2", "SETNAME", "app-1");
+            assertEquals("ferrite", hello.get(hello.indexOf("server") + 1));
+            assertEquals(2L, hello.get(hello.indexOf("proto") + 1));
+            long id = (Long) hello.get(hello.indexOf("id") + 1);
+            assertEquals(id, c.call("CLIENT", "ID"));
+            assertEquals("app-1", c.call("CLIENT", "GETNAME"));
+            assertEquals(new Err("NOPROTO unsupported protocol version"), c.call("HELLO", "3"));
+            assertEquals(new Err("ERR Protocol version is not an integer or out of range"), c.call("HELLO", "x"));
+            assertEquals("OK", c.call("CLIENT", "SETNAME", "renamed"));
+            assertEquals("renamed", c.call("CLIENT", "GETNAME"));
+            assertEquals(new Err("ERR Client names cannot contain spaces, newlines or special characters."),
+                    c.call("CLIENT", "SETNAME", "a b"));
+            assertEquals("OK", c.call("CLIENT", "SETINFO", "lib-name", "jedis"));
+            assertEquals("OK", c.call("CLIENT", "SETINFO", "LIB-VER", "5.2.0"));
+            assertEquals(new Err("ERR unknown subcommand 'KILL'. Try CLIENT HELP."), c.call("CLIENT", "KILL"));
+            assertEquals(List.of("appendonly", "no", "save", ""), sortedPairs(c.call("CONFIG", "GET", "save", "append*")));
+            assertEquals(List.of("databases", "16"), c.call("CONFIG", "GET", "data?ases"));
+            assertEquals(List.of(), c.call("CONFIG", "GET", "nothing-like-this"));
+            assertEquals(new Err("ERR AUTH <password> called without any password configured for the default user."
+                    + " Are you sure your configuration is correct?"), c.call("AUTH", "secret"));
+        }
+        try (RespClient c = client()) {
+            assertNull(c.call("CLIENT", "GETNAME"), "a name belongs to its connection");
+        }
+    }
+
+    /** A CONFIG GET reply's name/value pairs, sorted by name. */
+    private static List<Object> sortedPairs(Object reply) {
+        List<?> flat = (List<?>) reply;
+        java.util.TreeMap<String, Object> pairs = new java.util.TreeMap<>();
+        for (int i = 0; i < flat.size(); i += 2) {
+            pairs.put((String) flat.get(i), flat.get(i + 1));
+        }
+        List<Object> out = new ArrayList<>();
+        pairs.forEach((k, v) -> {
+            out.add(k);
+            out.add(v);
+        });
+        return out;
+    }
+
+    @Test
     void stringCommandsBehaveAsRedisDocuments() throws Exception {
         try (RespClient c = client()) {
             assertNull(c.call("GET", "k"));
