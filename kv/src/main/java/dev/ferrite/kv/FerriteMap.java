@@ -17,6 +17,7 @@ import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentMap;
+import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 
@@ -498,6 +499,62 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
             c.update(updater);
             return true;
         });
+    }
+
+    // ---------------------------------------------------------------- cursor iteration
+
+    /** A scan cursor is {@code section << 32 | bucket cursor within the section}. */
+    private static final int CURSOR_SECTION_SHIFT = 32;
+
+    /**
+     * One step of a cursor iteration, as Redis's {@code SCAN}: visits about {@code count} entries
+     * from where the cursor points and returns the cursor to pass next, 0 once every entry was
+     * visited. Nothing is held between calls (no lock, no snapshot, no memory), so an iteration may
+     * be left unfinished at no cost and may go on in another thread or process.
+     *
+     * <p>Guarantees, as {@code SCAN}'s (the same reverse-binary cursor): an entry present from the
+     * first call to the last is visited exactly once, even if its section grows or is compacted
+     * meanwhile (a table only doubles; its buckets are the low bits of the key hash, visited in
+     * bit-reversed order); an entry added or removed meanwhile may or may not be. Entries are
+     * visited in no particular order; a
+     * step never splits the entries of one hash bucket, so it may visit a few more than
+     * {@code count}, or none while the iteration goes on. Each step reads as a get does (no lock,
+     * validated), so writers are not slowed. Thread-safe.
+     *
+     * @param cursor 0 to start, then the value the previous call returned; a cursor this map could
+     *               not have returned (one beyond its sections) ends the iteration: 0 is returned
+     * @param count  how many entries to aim for in this step, 1 or more
+     * @param action receives each visited entry, decoded
+     * @return the cursor for the next call, or 0 when the iteration is complete
+     * @throws IllegalArgumentException if {@code count} is less than 1 or {@code cursor} is negative
+     */
+    public long scan(long cursor, int count, BiConsumer<? super K, ? super V> action) {
+        Objects.requireNonNull(action, "action");
+        if (count < 1) {
+            throw new IllegalArgumentException("count must be at least 1: " + count);
+        }
+        if (cursor < 0) {
+            throw new IllegalArgumentException("cursor must not be negative: " + cursor);
+        }
+        long section = cursor >>> CURSOR_SECTION_SHIFT;
+        long bucket = cursor & 0xFFFF_FFFFL;
+        int left = count;
+        while (section < store.sectionCount) {
+            MapStore.BucketRun run = store.scanBuckets((int) section, bucket, left);
+            for (byte[][] e : run.entries) {
+                action.accept(decodeKey(e[0]), decodeValue(e[1]));
+            }
+            left -= run.entries.size();
+            if (run.next != 0) {
+                return section << CURSOR_SECTION_SHIFT | run.next;
+            }
+            section++;
+            bucket = 0;
+            if (left <= 0) {
+                return section < store.sectionCount ? section << CURSOR_SECTION_SHIFT : 0;
+            }
+        }
+        return 0;
     }
 
     // ---------------------------------------------------------------- the rest

@@ -436,26 +436,8 @@ final class MapStore implements AutoCloseable {
             }
             try {
                 List<byte[][]> out = new ArrayList<>();
-                Segment seg = v.segment;
                 for (int i = 0; i < v.slots; i++) {
-                    long w = seg.getLongVolatile(SectionLayout.slot(i));
-                    if (w == 0 || w == TOMBSTONE) {
-                        continue;
-                    }
-                    long off = w & OFFSET_MASK;
-                    if (!v.entryFits(off)) {
-                        continue;
-                    }
-                    int k = seg.getInt(off + EntryLayout.KEY_LENGTH);
-                    int vl = seg.getInt(off + EntryLayout.VALUE_LENGTH);
-                    if (!checksumMatches(v, off, k, vl)) {
-                        continue;
-                    }
-                    byte[] kb = new byte[k];
-                    byte[] vb = new byte[vl];
-                    seg.copyTo(off + EntryLayout.KEY, kb, 0, k);
-                    seg.copyTo(off + EntryLayout.KEY + k, vb, 0, vl);
-                    out.add(new byte[][] {kb, vb});
+                    copyEntry(v, i, -1, out);
                 }
                 VarHandle.acquireFence();
                 if (header.getLongVolatile(stampAt) == stamp && header.getLongVolatile(genAt) == g) {
@@ -465,6 +447,105 @@ final class MapStore implements AutoCloseable {
                 checkOpen();
             }
         }
+    }
+
+    /**
+     * Copies the entry a slot names into {@code out} if it is live, intact and (unless
+     * {@code homeBucket} is -1) has that home slot.
+     *
+     * @return false if the slot is empty (the end of a probe run), true otherwise
+     */
+    private boolean copyEntry(SectionView v, int slot, long homeBucket, List<byte[][]> out) {
+        Segment seg = v.segment;
+        long w = seg.getLongVolatile(SectionLayout.slot(slot));
+        if (w == 0) {
+            return false;
+        }
+        if (w == TOMBSTONE) {
+            return true;
+        }
+        long off = w & OFFSET_MASK;
+        if (!v.entryFits(off)) {
+            return true;
+        }
+        int k = seg.getInt(off + EntryLayout.KEY_LENGTH);
+        int vl = seg.getInt(off + EntryLayout.VALUE_LENGTH);
+        if (!checksumMatches(v, off, k, vl)) {
+            return true;
+        }
+        if (homeBucket != -1 && (seg.hash64(off + EntryLayout.KEY, k) & v.mask) != homeBucket) {
+            return true;
+        }
+        byte[] kb = new byte[k];
+        byte[] vb = new byte[vl];
+        seg.copyTo(off + EntryLayout.KEY, kb, 0, k);
+        seg.copyTo(off + EntryLayout.KEY + k, vb, 0, vl);
+        out.add(new byte[][] {kb, vb});
+        return true;
+    }
+
+    /** Entries read by one step of {@link #scanBuckets}, and where the next step starts. */
+    static final class BucketRun {
+        /** The bucket cursor for the next step in this section; 0 when the section is done. */
+        final long next;
+        /** Key and value bytes of each live entry read. */
+        final List<byte[][]> entries;
+
+        BucketRun(long next, List<byte[][]> entries) {
+            this.next = next;
+            this.entries = entries;
+        }
+    }
+
+    /**
+     * One step of a cursor scan of one section, with Redis's reverse-binary cursor: buckets (home
+     * slots, the low bits of the key hash) are visited in the order of their bit-reversed index, so
+     * an entry present throughout is met exactly once even if the section grows (its table doubles)
+     * or is compacted between steps. A bucket's entries lie in the probe run
+     * from its home slot to the next empty slot, so each bucket is read whole, at one instant
+     * (validated as a get is). Reads until {@code max} entries are taken or the section ends.
+     *
+     * @param cursor where to start in this section, 0 for its beginning
+     * @param max    how many entries to aim for, 1 or more (a bucket is never split, so a step may
+     *               take a few more)
+     */
+    BucketRun scanBuckets(int section, long cursor, int max) {
+        long genAt = MapLayout.line(section) + LINE_GENERATION;
+        long stampAt = MapLayout.line(section) + LINE_STAMP;
+        while (true) {
+            long g = header.getLongVolatile(genAt);
+            long stamp = header.getLongVolatile(stampAt);
+            SectionView v = view(section, g);
+            if (v == null) {
+                continue;
+            }
+            try {
+                List<byte[][]> out = new ArrayList<>();
+                long c = cursor;
+                long mask = v.mask;
+                do {
+                    long bucket = c & mask;
+                    for (int n = 0, i = (int) bucket; n <= mask && copyEntry(v, i, bucket, out); n++) {
+                        i = (i + 1) & v.mask;
+                    }
+                    c = nextBucketCursor(c, mask);
+                } while (c != 0 && out.size() < max);
+                VarHandle.acquireFence();
+                if (header.getLongVolatile(stampAt) == stamp && header.getLongVolatile(genAt) == g) {
+                    return new BucketRun(c, out);
+                }
+            } catch (SegmentClosedException e) {
+                checkOpen();
+            }
+        }
+    }
+
+    /** Redis's cursor step: increment the bit-reversed cursor within the table's mask. */
+    private static long nextBucketCursor(long cursor, long mask) {
+        long c = cursor | ~mask;
+        c = Long.reverse(c);
+        c++;
+        return Long.reverse(c);
     }
 
     /** @return live entries: the sum of the sections' counts */
