@@ -2,7 +2,7 @@ package dev.ferrite.kv.server;
 
 import java.util.concurrent.atomic.AtomicLong;
 
-/** One connection's state: its id, name and selected database. Used by its channel's thread only. */
+/** One connection's state: its id, name, database and login. Used by its channel's thread only. */
 final class ClientSession {
 
     private static final AtomicLong IDS = new AtomicLong();
@@ -15,6 +15,11 @@ final class ClientSession {
     String name;
     /** Set by {@code QUIT}: close once the reply is written. */
     boolean quit;
-    /** The old value a SET ... GET or GETSET just replaced (stored form), or null. */
-    byte[] lastOld;
+    /** Whether the client gave the password (always true when the server has none). */
+    boolean authenticated;
+
+    /** @param authenticated whether the connection starts logged in (the server has no password) */
+    ClientSession(boolean authenticated) {
+        this.authenticated = authenticated;
+    }
 }

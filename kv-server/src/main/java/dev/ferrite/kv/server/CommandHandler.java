@@ -3,6 +3,7 @@ package dev.ferrite.kv.server;
 import dev.ferrite.FerriteException;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.redis.RedisMessage;
 import org.slf4j.Logger;
@@ -12,34 +13,50 @@ import org.slf4j.LoggerFactory;
  * Runs each decoded request of one connection in order and writes its reply; replies of a pipeline
  * are flushed together when the read completes. A protocol error is answered with
  * {@code -ERR Protocol error: ...} and the connection closed, as Redis does; a failing command
- * (a full pool, say) gets {@code -ERR} with the reason and the connection stays.
+ * (a full pool, say) gets {@code -ERR} with the reason and the connection stays. A client whose
+ * unsent replies pass the output-buffer limit is disconnected (Redis's
+ * {@code client-output-buffer-limit}). One instance per connection.
  */
 final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
 
     private static final Logger LOG = LoggerFactory.getLogger(CommandHandler.class);
 
-    private final Commands commands;
-    private final ClientSession session = new ClientSession();
+    private final ServerContext server;
+    private final ClientSession session;
+    private final long maxOutputBytes;
 
-    CommandHandler(Commands commands) {
-        this.commands = commands;
+    /**
+     * @param maxOutputBytes most bytes of replies a client may leave unread before it is disconnected
+     */
+    CommandHandler(ServerContext server, long maxOutputBytes) {
+        this.server = server;
+        this.session = new ClientSession(!server.requiresPassword());
+        this.maxOutputBytes = maxOutputBytes;
     }
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, byte[][] args) {
-        if (session.quit) {
-            return; // QUIT was sent: ignore what follows it in the pipeline
+        if (session.quit || !ctx.channel().isActive()) {
+            return; // QUIT was sent, or the connection is closing: ignore the rest of the pipeline
         }
         RedisMessage reply;
         try {
-            reply = commands.execute(session, args);
+            reply = CommandTable.execute(server, session, args);
         } catch (FerriteException e) {
+            server.stats.errorReplies.increment();
             reply = Replies.error("ERR " + String.valueOf(e.getMessage()).replace('\r', ' ').replace('\n', ' '));
         }
         if (session.quit) {
             ctx.writeAndFlush(reply).addListener(ChannelFutureListener.CLOSE);
-        } else {
-            ctx.write(reply);
+            return;
+        }
+        ctx.write(reply);
+        ChannelOutboundBuffer out = ctx.channel().unsafe().outboundBuffer();
+        if (out != null && out.totalPendingWriteBytes() > maxOutputBytes) {
+            server.stats.outputBufferClosed.increment();
+            LOG.warn("closing {}: {} bytes of replies unread, over the client output buffer limit of {}",
+                    ctx.channel().remoteAddress(), out.totalPendingWriteBytes(), maxOutputBytes);
+            ctx.close();
         }
     }
 
@@ -51,6 +68,7 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (cause instanceof RespProtocolException) {
+            server.stats.protocolErrors.increment();
             ctx.writeAndFlush(Replies.error("ERR Protocol error: " + cause.getMessage()))
                     .addListener(ChannelFutureListener.CLOSE);
             return;

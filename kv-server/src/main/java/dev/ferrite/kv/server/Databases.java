@@ -59,6 +59,11 @@ final class Databases implements AutoCloseable {
         return map != null ? map : open(index);
     }
 
+    /** @return database {@code index} if it is open (exists), else null; opens nothing */
+    FerriteMap<byte[], byte[]> ifOpen(int index) {
+        return maps.get(index);
+    }
+
     private synchronized FerriteMap<byte[], byte[]> open(int index) {
         if (closed) {
             throw new FerriteException("the server's databases are closed");

@@ -1,34 +1,89 @@
 package dev.ferrite.kv.server;
 
-/** Redis's glob patterns for names: {@code *} any run, {@code ?} one character, others literal. */
+/**
+ * Redis's glob patterns ({@code stringmatchlen}), over bytes: {@code *} any run, {@code ?} one
+ * byte, {@code [abc]}, {@code [^a-z]} classes, {@code \x} a literal x; everything else literal.
+ * Used by KEYS, SCAN MATCH and CONFIG GET. Iterative: no pattern can overflow the stack.
+ */
 final class Glob {
 
     private Glob() {
     }
 
-    /** @return whether {@code text} matches {@code pattern} as a whole */
+    /** @return whether {@code text} matches {@code pattern} as a whole (both as ISO-8859-1 text) */
     static boolean matches(String pattern, String text) {
+        return matches(pattern.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1),
+                text.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+    }
+
+    /** @return whether {@code text} matches {@code pattern} as a whole */
+    static boolean matches(byte[] pattern, byte[] text) {
         int p = 0;
         int t = 0;
-        int star = -1;
-        int mark = 0;
-        while (t < text.length()) {
-            if (p < pattern.length() && (pattern.charAt(p) == '?' || pattern.charAt(p) == text.charAt(t))) {
-                p++;
-                t++;
-            } else if (p < pattern.length() && pattern.charAt(p) == '*') {
-                star = p++;
-                mark = t;
-            } else if (star >= 0) {
-                p = star + 1;
-                t = ++mark;
-            } else {
+        int starP = -1;
+        int starT = 0;
+        while (t < text.length) {
+            if (p < pattern.length) {
+                byte c = pattern[p];
+                if (c == '*') {
+                    starP = p++;
+                    starT = t;
+                    continue;
+                }
+                int next = matchOne(pattern, p, text[t]);
+                if (next >= 0) {
+                    p = next;
+                    t++;
+                    continue;
+                }
+            }
+            if (starP < 0) {
                 return false;
             }
+            p = starP + 1; // let the last star take one more byte
+            t = ++starT;
         }
-        while (p < pattern.length() && pattern.charAt(p) == '*') {
+        while (p < pattern.length && pattern[p] == '*') {
             p++;
         }
-        return p == pattern.length();
+        return p == pattern.length;
+    }
+
+    /** @return the pattern index after the element at {@code p} if it matches {@code b}, else -1 */
+    private static int matchOne(byte[] pattern, int p, byte b) {
+        byte c = pattern[p];
+        if (c == '?') {
+            return p + 1;
+        }
+        if (c == '\\' && p + 1 < pattern.length) {
+            return pattern[p + 1] == b ? p + 2 : -1;
+        }
+        if (c != '[') {
+            return c == b ? p + 1 : -1;
+        }
+        int i = p + 1;
+        boolean not = i < pattern.length && pattern[i] == '^';
+        if (not) {
+            i++;
+        }
+        boolean match = false;
+        int v = b & 0xFF;
+        while (i < pattern.length && pattern[i] != ']') {
+            if (pattern[i] == '\\' && i + 1 < pattern.length) {
+                match |= (pattern[i + 1] & 0xFF) == v;
+                i += 2;
+            } else if (i + 2 < pattern.length && pattern[i + 1] == '-' && pattern[i + 2] != ']') {
+                int lo = pattern[i] & 0xFF;
+                int hi = pattern[i + 2] & 0xFF;
+                match |= v >= Math.min(lo, hi) && v <= Math.max(lo, hi);
+                i += 3;
+            } else {
+                match |= (pattern[i] & 0xFF) == v;
+                i++;
+            }
+        }
+        // An unclosed class runs to the end of the pattern, as in Redis.
+        int after = i < pattern.length ? i + 1 : i;
+        return match != not ? after : -1;
     }
 }

@@ -5,11 +5,14 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.redis.RedisEncoder;
+import io.netty.handler.timeout.IdleStateHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,6 +20,8 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -42,6 +47,7 @@ public final class KvServer implements AutoCloseable {
     }
 
     private final Databases databases;
+    private final ExpiryReaper reaper;
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
     private final Channel listener;
@@ -49,31 +55,55 @@ public final class KvServer implements AutoCloseable {
 
     private KvServer(Builder b) {
         InetAddress address = resolve(b.bind);
-        if (!address.isLoopbackAddress()) {
-            throw new FerriteException("refusing to listen on " + b.bind + ": only loopback addresses are served"
-                    + " until password authentication exists (Redis's protected mode)");
+        if (!address.isLoopbackAddress() && b.password == null) {
+            throw new FerriteException("refusing to listen on " + b.bind + " without a password: a non-loopback"
+                    + " address needs requirepass (Redis's protected mode); set a password or bind 127.0.0.1");
         }
         databases = new Databases(b.dataDirectory, b.backend);
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("bind", b.bind);
+        settings.put("port", Integer.toString(b.port));
+        settings.put("databases", Integer.toString(Databases.COUNT));
+        settings.put("save", "");
+        settings.put("appendonly", "no");
+        settings.put("maxmemory", "0");
+        settings.put("maxmemory-policy", "noeviction");
+        settings.put("timeout", Long.toString(b.idleTimeoutSeconds));
+        settings.put("maxclients", Integer.toString(b.maxClients));
+        settings.put("proto-max-bulk-len", Integer.toString(b.limits.maxBulkBytes()));
+        settings.put("protected-mode", address.isLoopbackAddress() ? "yes" : "no");
+        ServerContext server = new ServerContext(databases, b.password, settings);
+        reaper = new ExpiryReaper(server);
         boss = new NioEventLoopGroup(1);
         workers = new NioEventLoopGroup(b.threads);
-        Commands commands = new Commands(databases);
         ServerLimits limits = b.limits;
+        int maxClients = b.maxClients;
+        long idle = b.idleTimeoutSeconds;
+        long maxOutput = b.maxOutputBufferBytes;
         try {
             listener = new ServerBootstrap().group(boss, workers).channel(NioServerSocketChannel.class)
                     .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 << 10, 1 << 20))
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
-                            ch.pipeline().addLast(new RespRequestDecoder(limits), new RedisEncoder(), new CommandHandler(commands));
+                            ChannelPipeline p = ch.pipeline();
+                            if (idle > 0) {
+                                p.addLast(new IdleStateHandler(0, 0, idle, TimeUnit.SECONDS));
+                            }
+                            p.addLast(new ConnectionGuard(server.stats, maxClients), new RespRequestDecoder(limits),
+                                    new RedisEncoder(), new CommandHandler(server, maxOutput));
                         }
                     })
                     .bind(new InetSocketAddress(address, b.port)).syncUninterruptibly().channel();
         } catch (RuntimeException e) {
             shutdownGroups();
+            reaper.close();
             databases.close();
             throw new FerriteException("cannot listen on " + b.bind + ":" + b.port + ": " + e.getMessage(), e);
         }
-        LOG.info("Ferrite KV server listening on {} (RESP), data in {}", listener.localAddress(), b.dataDirectory);
+        LOG.info("Ferrite KV server listening on {} (RESP){}, data in {}", listener.localAddress(),
+                b.password == null ? "" : " with a password", b.dataDirectory);
     }
 
     private static InetAddress resolve(String host) {
@@ -103,6 +133,7 @@ public final class KvServer implements AutoCloseable {
         closed = true;
         listener.close().syncUninterruptibly();
         shutdownGroups();
+        reaper.close();
         databases.close();
         LOG.info("Ferrite KV server stopped");
     }
@@ -120,11 +151,18 @@ public final class KvServer implements AutoCloseable {
         private String backend;
         private int threads = Math.max(1, Runtime.getRuntime().availableProcessors());
         private ServerLimits limits = ServerLimits.DEFAULTS;
+        private String password;
+        private int maxClients = 10_000;
+        private long idleTimeoutSeconds;
+        private long maxOutputBufferBytes = 512L << 20;
 
         private Builder() {
         }
 
-        /** @param address the address to listen on (default 127.0.0.1; only loopback for now) */
+        /**
+         * @param address the address to listen on (default 127.0.0.1); anything but a loopback
+         *                address needs a {@link #requirePassword password}, as Redis's protected mode
+         */
         public Builder bind(String address) {
             this.bind = address;
             return this;
@@ -167,10 +205,56 @@ public final class KvServer implements AutoCloseable {
         }
 
         /**
+         * @param password the password clients must give (RESP {@code AUTH}, HTTP bearer token), or
+         *                 null for none (default; then only loopback addresses are served)
+         */
+        public Builder requirePassword(String password) {
+            if (password != null && password.isEmpty()) {
+                throw new FerriteException("the password must not be empty (null for none)");
+            }
+            this.password = password;
+            return this;
+        }
+
+        /** @param count most connections open at once, at least 1 (default 10,000, Redis's maxclients) */
+        public Builder maxClients(int count) {
+            if (count < 1) {
+                throw new FerriteException("maxclients " + count + " must be at least 1");
+            }
+            this.maxClients = count;
+            return this;
+        }
+
+        /**
+         * @param seconds close a connection that sent and received nothing for that long, 0 to
+         *                never (default 0, as Redis's {@code timeout})
+         */
+        public Builder idleTimeoutSeconds(long seconds) {
+            if (seconds < 0) {
+                throw new FerriteException("idle timeout " + seconds + " s must be 0 (none) or more");
+            }
+            this.idleTimeoutSeconds = seconds;
+            return this;
+        }
+
+        /**
+         * @param bytes most bytes of replies a client may leave unread before it is disconnected,
+         *              at least 1 MiB (default 512 MiB: a pipeline of large values fits; the server
+         *              also stops reading a client's requests while 1 MiB of its replies is unsent)
+         */
+        public Builder maxOutputBufferBytes(long bytes) {
+            if (bytes < (1 << 20)) {
+                throw new FerriteException("client output buffer limit " + bytes + " must be at least 1 MiB");
+            }
+            this.maxOutputBufferBytes = bytes;
+            return this;
+        }
+
+        /**
          * Opens the databases that exist and starts listening.
          *
          * @return the running server
-         * @throws FerriteException if the address is not loopback, the port is taken or the data
+         * @throws FerriteException if the address is not loopback and there is no password, the port is taken or the data
          *                          cannot be opened
          */
         public KvServer start() {

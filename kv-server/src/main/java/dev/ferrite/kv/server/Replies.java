@@ -56,6 +56,11 @@ final class Replies {
         return error("ERR wrong number of arguments for '" + command + "' command");
     }
 
+    /** Redis's reply to an expiry that is not positive or overflows, for a command (lower-case name). */
+    static RedisMessage invalidExpire(String command) {
+        return error("ERR invalid expire time in '" + command + "' command");
+    }
+
     /** Redis 7's reply to a command it does not know, quoting up to its first arguments. */
     static RedisMessage unknown(byte[][] args) {
         StringBuilder s = new StringBuilder("ERR unknown command '").append(printable(args[0], 128))

@@ -57,7 +57,7 @@ class KvServerTest {
             assertTrue(Math.abs(seconds - System.currentTimeMillis() / 1000) <= 2, "TIME " + time);
             long micros = Long.parseLong((String) time.get(1));
             assertTrue(micros >= 0 && micros < 1_000_000, "TIME " + time);
-            assertEquals((long) Commands.count(), c.call("COMMAND", "COUNT"));
+            assertEquals((long) CommandTable.count(), c.call("COMMAND", "COUNT"));
         }
     }
 

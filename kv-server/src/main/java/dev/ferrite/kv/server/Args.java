@@ -1,0 +1,103 @@
+package dev.ferrite.kv.server;
+
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+
+/** Parsing of command arguments as Redis parses them. Stateless. */
+final class Args {
+
+    private Args() {
+    }
+
+    /** @return the bytes as lower-case ISO-8859-1 text (command and option names) */
+    static String lower(byte[] b) {
+        return new String(b, StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * Parses a decimal integer as Redis's {@code string2ll}: optional minus, digits, no leading
+     * zero (except "0"), no plus sign, no spaces, within a long.
+     *
+     * @return the value, or null if the bytes are not such an integer
+     */
+    static Long parseLong(byte[] b) {
+        return parseLong(b, 0, b.length);
+    }
+
+    /** As {@link #parseLong(byte[])} over {@code b[from, from + n)}. */
+    static Long parseLong(byte[] b, int from, int n) {
+        if (n == 0 || n > 20) {
+            return null;
+        }
+        int i = from;
+        int end = from + n;
+        boolean negative = b[i] == '-';
+        if (negative) {
+            i++;
+            if (n == 1) {
+                return null;
+            }
+        }
+        if (b[i] == '0' && (end - i > 1 || negative)) {
+            return null;
+        }
+        long v = 0;
+        for (; i < end; i++) {
+            int d = b[i] - '0';
+            if (d < 0 || d > 9) {
+                return null;
+            }
+            // Accumulate negatively so Long.MIN_VALUE parses.
+            if (v < (Long.MIN_VALUE + d) / 10) {
+                return null;
+            }
+            v = v * 10 - d;
+        }
+        if (!negative) {
+            if (v == Long.MIN_VALUE) {
+                return null;
+            }
+            v = -v;
+        }
+        return v;
+    }
+
+    /**
+     * Parses a float as Redis's {@code string2ld}: decimal or exponent notation, "inf" allowed;
+     * no spaces, no NaN.
+     *
+     * @return the value, or null if the bytes are not such a number
+     */
+    static Double parseDouble(byte[] b) {
+        if (b.length == 0 || b.length > 5120) {
+            return null;
+        }
+        String s = new String(b, StandardCharsets.ISO_8859_1);
+        String l = s.toLowerCase(Locale.ROOT);
+        if (l.equals("inf") || l.equals("+inf") || l.equals("infinity") || l.equals("+infinity")) {
+            return Double.POSITIVE_INFINITY;
+        }
+        if (l.equals("-inf") || l.equals("-infinity")) {
+            return Double.NEGATIVE_INFINITY;
+        }
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (!(c >= '0' && c <= '9' || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E')) {
+                return null; // refuses spaces, hex floats, "NaN", the 'd'/'f' suffixes Java accepts
+            }
+        }
+        try {
+            double d = Double.parseDouble(s);
+            return Double.isNaN(d) ? null : d;
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    /** @return a double as Redis prints INCRBYFLOAT's result: plain decimal, no exponent, no trailing zeros */
+    static String formatDouble(double d) {
+        String plain = new BigDecimal(Double.toString(d)).stripTrailingZeros().toPlainString();
+        return plain.equals("-0") ? "0" : plain;
+    }
+}

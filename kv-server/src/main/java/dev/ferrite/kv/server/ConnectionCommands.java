@@ -1,0 +1,167 @@
+package dev.ferrite.kv.server;
+
+import io.netty.handler.codec.redis.RedisMessage;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * The connection's commands: PING ECHO QUIT SELECT AUTH HELLO CLIENT, with Redis's replies and
+ * error strings. AUTH, HELLO and QUIT run before the client logged in. Stateless.
+ */
+final class ConnectionCommands {
+
+    /** The server version HELLO and INFO report. */
+    static final String VERSION = "0.1.0";
+
+    private static final RedisMessage WRONGPASS =
+            Replies.error("WRONGPASS invalid username-password pair or user is disabled.");
+
+    private ConnectionCommands() {
+    }
+
+    static void register(CommandTable.Registry r) {
+        r.add("ping", -1, ConnectionCommands::ping);
+        r.add("echo", 2, (c, s, a) -> Replies.bulk(a[1]));
+        r.add("quit", -1, true, (c, s, a) -> {
+            s.quit = true;
+            return Replies.OK;
+        });
+        r.add("select", 2, ConnectionCommands::select);
+        r.add("auth", -2, true, ConnectionCommands::auth);
+        r.add("hello", -1, true, ConnectionCommands::hello);
+        r.add("client", -2, ConnectionCommands::client);
+    }
+
+    private static RedisMessage ping(ServerContext c, ClientSession s, byte[][] a) {
+        if (a.length > 2) {
+            return Replies.arity("ping");
+        }
+        return a.length == 2 ? Replies.bulk(a[1]) : Replies.PONG;
+    }
+
+    private static RedisMessage select(ServerContext c, ClientSession s, byte[][] a) {
+        Long index = Args.parseLong(a[1]);
+        if (index == null) {
+            return Replies.NOT_INTEGER;
+        }
+        if (index < 0 || index >= Databases.COUNT) {
+            return Replies.DB_RANGE;
+        }
+        s.db = (int) (long) index;
+        return Replies.OK;
+    }
+
+    /**
+     * AUTH password, or AUTH username password with the only user, "default". Without a configured
+     * password Redis's default user has "nopass": AUTH password is an error, AUTH default x is OK.
+     */
+    private static RedisMessage auth(ServerContext c, ClientSession s, byte[][] a) {
+        if (a.length > 3) {
+            return Replies.SYNTAX;
+        }
+        if (!c.requiresPassword()) {
+            if (a.length == 2) {
+                return Replies.error("ERR AUTH <password> called without any password configured for the default"
+                        + " user. Are you sure your configuration is correct?");
+            }
+            return Args.lower(a[1]).equals("default") ? Replies.OK : WRONGPASS;
+        }
+        return login(c, s, a.length == 3 ? a[1] : null, a[a.length - 1]) ? Replies.OK : WRONGPASS;
+    }
+
+    /** Logs the session in if the user (null: default) and password are right. */
+    private static boolean login(ServerContext c, ClientSession s, byte[] user, byte[] password) {
+        boolean userOk = user == null || new String(user, StandardCharsets.UTF_8).equals("default");
+        if (userOk && (!c.requiresPassword() || c.passwordMatches(password))) {
+            s.authenticated = true;
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * HELLO [protover [AUTH username password] [SETNAME name]]: RESP2 only. A request for 3 gets
+     * Redis's NOPROTO error, on which clients (Lettuce) fall back to RESP2; 2 or none gets the
+     * server's description as a flat array.
+     */
+    private static RedisMessage hello(ServerContext c, ClientSession s, byte[][] a) {
+        if (a.length >= 2) {
+            Long version = Args.parseLong(a[1]);
+            if (version == null) {
+                return Replies.error("ERR Protocol version is not an integer or out of range");
+            }
+            if (version != 2) {
+                return Replies.error("NOPROTO unsupported protocol version");
+            }
+            for (int i = 2; i < a.length; i++) {
+                String opt = Args.lower(a[i]);
+                if (opt.equals("auth") && i + 2 < a.length) {
+                    if (!login(c, s, a[i + 1], a[i + 2])) {
+                        return WRONGPASS;
+                    }
+                    i += 2;
+                } else if (opt.equals("setname") && i + 1 < a.length) {
+                    RedisMessage bad = setName(s, a[++i]);
+                    if (bad != null) {
+                        return bad;
+                    }
+                } else {
+                    return Replies.error("ERR Syntax error in HELLO option '" + Replies.printable(a[i], 64) + "'");
+                }
+            }
+        }
+        if (!s.authenticated) {
+            return Replies.error("NOAUTH HELLO must be called with the client already authenticated, otherwise the"
+                    + " HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the"
+                    + " RESP protocol version at the same time");
+        }
+        return Replies.array(List.of(Replies.bulk("server"), Replies.bulk("ferrite"),
+                Replies.bulk("version"), Replies.bulk(VERSION),
+                Replies.bulk("proto"), Replies.integer(2),
+                Replies.bulk("id"), Replies.integer(s.id),
+                Replies.bulk("mode"), Replies.bulk("standalone"),
+                Replies.bulk("role"), Replies.bulk("master"),
+                Replies.bulk("modules"), Replies.array(List.of())));
+    }
+
+    private static RedisMessage client(ServerContext c, ClientSession s, byte[][] a) {
+        switch (Args.lower(a[1])) {
+            case "id":
+                return a.length == 2 ? Replies.integer(s.id) : Replies.arity("client|id");
+            case "getname":
+                return a.length == 2 ? Replies.bulk(s.name == null ? null : s.name.getBytes(StandardCharsets.UTF_8))
+                        : Replies.arity("client|getname");
+            case "setname": {
+                if (a.length != 3) {
+                    return Replies.arity("client|setname");
+                }
+                RedisMessage bad = setName(s, a[2]);
+                return bad != null ? bad : Replies.OK;
+            }
+            case "setinfo": {
+                if (a.length != 4) {
+                    return Replies.arity("client|setinfo");
+                }
+                String attr = Args.lower(a[2]);
+                if (!attr.equals("lib-name") && !attr.equals("lib-ver")) {
+                    return Replies.error("ERR Unrecognized option '" + Replies.printable(a[2], 64) + "'");
+                }
+                return Replies.OK;
+            }
+            default:
+                return Replies.error("ERR unknown subcommand '" + Replies.printable(a[1], 64) + "'. Try CLIENT HELP.");
+        }
+    }
+
+    /** Sets the connection name; Redis refuses spaces, newlines and other special characters. */
+    private static RedisMessage setName(ClientSession s, byte[] name) {
+        for (byte b : name) {
+            if (b < '!' || b > '~') {
+                return Replies.error("ERR Client names cannot contain spaces, newlines or special characters.");
+            }
+        }
+        s.name = name.length == 0 ? null : new String(name, StandardCharsets.US_ASCII);
+        return null;
+    }
+}

@@ -1,0 +1,120 @@
+package dev.ferrite.kv.server;
+
+import dev.ferrite.FerriteException;
+import dev.ferrite.kv.FerriteMap;
+
+/**
+ * Reads and writes of Redis strings in one database with their expiry ({@link ValueLayout}): an
+ * expired key is never returned and is removed when met. Every read-modify-write is one atomic
+ * {@link FerriteMap#compute} on the key, in every thread and process; a write that a condition
+ * forbids (SET NX on a live key) is decided by a read first and does not touch the map.
+ * Thread-safe.
+ */
+final class Keyspace {
+
+    /** A condition on the key's current state for a write. */
+    enum Condition { ALWAYS, NX, XX }
+
+    private final FerriteMap<byte[], byte[]> map;
+    private final ServerStats stats;
+
+    Keyspace(FerriteMap<byte[], byte[]> map, ServerStats stats) {
+        this.map = map;
+        this.stats = stats;
+    }
+
+    /** @return the database's map */
+    FerriteMap<byte[], byte[]> map() {
+        return map;
+    }
+
+    /**
+     * @return the stored value of a key that has not expired, or null (an expired one is removed)
+     * @throws FerriteException if the stored value is not in the server's layout
+     */
+    byte[] live(byte[] key) {
+        byte[] stored = map.get(key);
+        if (stored == null) {
+            stats.keyspaceMisses.increment();
+            return null;
+        }
+        check(key, stored);
+        if (ValueLayout.expired(stored, System.currentTimeMillis())) {
+            if (map.remove(key, stored)) {
+                stats.expiredKeys.increment();
+            }
+            stats.keyspaceMisses.increment();
+            return null;
+        }
+        stats.keyspaceHits.increment();
+        return stored;
+    }
+
+    /** @return {@code stored} if it is live at {@code now} (null if absent or expired) */
+    static byte[] liveAt(byte[] stored, long now) {
+        return stored != null && !ValueLayout.expired(stored, now) ? stored : null;
+    }
+
+    /** Refuses a stored value too short for the layout (a map written by something else). */
+    static void check(byte[] key, byte[] stored) {
+        if (stored.length < ValueLayout.DATA) {
+            throw new FerriteException("the stored value of key '" + Replies.printable(key, 64) + "' has "
+                    + stored.length + " bytes, fewer than the " + ValueLayout.DATA
+                    + " of the server's value layout: the database was not written by the KV server");
+        }
+    }
+
+    /**
+     * Sets a key atomically.
+     *
+     * @param keepTtl keep the old value's expiry (SET ... KEEPTTL)
+     * @param oldOut  if not null, receives the value replaced (stored form) or null, in element 0
+     * @return whether the value was written (false: the condition failed)
+     */
+    boolean store(byte[] key, byte[] data, Condition condition, long expireAt, boolean keepTtl, byte[][] oldOut) {
+        if (condition != Condition.ALWAYS && oldOut == null) {
+            // Decide by a read first: a failing condition then costs no write at all.
+            boolean present = live(key) != null;
+            if (present == (condition == Condition.NX)) {
+                return false;
+            }
+        }
+        long now = System.currentTimeMillis();
+        boolean[] written = {false};
+        byte[][] old = {null};
+        map.compute(key, (k, stored) -> {
+            if (stored != null) {
+                check(k, stored);
+            }
+            byte[] current = liveAt(stored, now);
+            old[0] = current;
+            if (condition == Condition.NX && current != null || condition == Condition.XX && current == null) {
+                return current; // unchanged (an expired value is removed)
+            }
+            written[0] = true;
+            long at = keepTtl && current != null ? ValueLayout.expireAt(current) : expireAt;
+            return ValueLayout.encode(at, data);
+        });
+        if (oldOut != null) {
+            oldOut[0] = old[0];
+        }
+        return written[0];
+    }
+
+    /**
+     * Removes a key.
+     *
+     * @return the removed value if it was live, else null
+     */
+    byte[] remove(byte[] key) {
+        byte[] removed = map.remove(key);
+        if (removed == null) {
+            return null;
+        }
+        if (removed.length >= ValueLayout.DATA && ValueLayout.expired(removed, System.currentTimeMillis())) {
+            stats.expiredKeys.increment();
+            return null;
+        }
+        return removed;
+    }
+}

@@ -1,0 +1,51 @@
+package dev.ferrite.kv.server;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * What every command of one server shares: its databases, counters, password and the settings
+ * CONFIG GET and INFO report. Thread-safe (immutable but for the thread-safe parts).
+ */
+final class ServerContext {
+
+    final Databases databases;
+    final ServerStats stats = new ServerStats();
+    /** Milliseconds since the epoch when the server started. */
+    final long startMillis = System.currentTimeMillis();
+    private final byte[] password;
+    /** Settings as CONFIG GET names them, in order. */
+    private final Map<String, String> settings;
+
+    /**
+     * @param password the password clients must give (AUTH, HTTP bearer), or null for none
+     * @param settings the settings CONFIG GET reports, by Redis's names
+     */
+    ServerContext(Databases databases, String password, Map<String, String> settings) {
+        this.databases = databases;
+        this.password = password == null ? null : password.getBytes(StandardCharsets.UTF_8);
+        this.settings = new LinkedHashMap<>(settings);
+    }
+
+    /** @return the keyspace of the session's selected database */
+    Keyspace keyspace(ClientSession session) {
+        return new Keyspace(databases.get(session.db), stats);
+    }
+
+    /** @return whether clients must authenticate */
+    boolean requiresPassword() {
+        return password != null;
+    }
+
+    /** @return whether {@code attempt} is the password; compared in constant time */
+    boolean passwordMatches(byte[] attempt) {
+        return password != null && MessageDigest.isEqual(password, attempt);
+    }
+
+    /** @return the settings CONFIG GET reports (Redis's names, current values) */
+    Map<String, String> settings() {
+        return settings;
+    }
+}

@@ -1,0 +1,468 @@
+package dev.ferrite.kv.server;
+
+import dev.ferrite.Segment;
+import dev.ferrite.kv.FerriteMap;
+import dev.ferrite.kv.ValueUpdater;
+import io.netty.handler.codec.redis.RedisMessage;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The string commands: GET SET (EX PX EXAT PXAT NX XX GET KEEPTTL) SETNX SETEX PSETEX GETSET
+ * GETDEL GETEX MGET MSET MSETNX INCR INCRBY DECR DECRBY INCRBYFLOAT APPEND STRLEN GETRANGE
+ * SETRANGE, with Redis's replies and error strings. Each is atomic per key across threads and
+ * processes; MSET and MSETNX are atomic per key, not across their keys (a reader may see some of
+ * the keys set before the others). Stateless.
+ */
+final class StringCommands {
+
+    private static final RedisMessage NOT_FLOAT = Replies.error("ERR value is not a valid float");
+    private static final RedisMessage TOO_BIG =
+            Replies.error("ERR string exceeds maximum allowed size (proto-max-bulk-len)");
+
+    private StringCommands() {
+    }
+
+    static void register(CommandTable.Registry r) {
+        r.add("get", 2, (c, s, a) -> data(c.keyspace(s).live(a[1])));
+        r.add("set", -3, StringCommands::set);
+        r.add("setnx", 3, (c, s, a) -> Replies.integer(
+                c.keyspace(s).store(a[1], a[2], Keyspace.Condition.NX, ValueLayout.NO_EXPIRY, false, null) ? 1 : 0));
+        r.add("setex", 4, (c, s, a) -> setWithExpiry(c, s, a, "ex"));
+        r.add("psetex", 4, (c, s, a) -> setWithExpiry(c, s, a, "px"));
+        r.add("getset", 3, (c, s, a) -> {
+            byte[][] old = {null};
+            c.keyspace(s).store(a[1], a[2], Keyspace.Condition.ALWAYS, ValueLayout.NO_EXPIRY, false, old);
+            return data(old[0]);
+        });
+        r.add("getdel", 2, (c, s, a) -> data(c.keyspace(s).remove(a[1])));
+        r.add("getex", -2, StringCommands::getEx);
+        r.add("mget", -2, StringCommands::mget);
+        r.add("mset", -3, StringCommands::mset);
+        r.add("msetnx", -3, StringCommands::msetNx);
+        r.add("incr", 2, (c, s, a) -> incrBy(c, s, a[1], 1));
+        r.add("decr", 2, (c, s, a) -> incrBy(c, s, a[1], -1));
+        r.add("incrby", 3, (c, s, a) -> byAmount(c, s, a, false));
+        r.add("decrby", 3, (c, s, a) -> byAmount(c, s, a, true));
+        r.add("incrbyfloat", 3, StringCommands::incrByFloat);
+        r.add("append", 3, StringCommands::append);
+        r.add("strlen", 2, (c, s, a) -> {
+            byte[] v = c.keyspace(s).live(a[1]);
+            return Replies.integer(v == null ? 0 : v.length - ValueLayout.DATA);
+        });
+        r.add("getrange", 4, StringCommands::getRange);
+        r.add("setrange", 4, StringCommands::setRange);
+    }
+
+    /** @return a stored value's string as a bulk reply, or nil for null */
+    private static RedisMessage data(byte[] stored) {
+        return stored == null ? Replies.NIL : Replies.bulk(ValueLayout.data(stored));
+    }
+
+    private static RedisMessage set(ServerContext c, ClientSession s, byte[][] a) {
+        Keyspace.Condition condition = Keyspace.Condition.ALWAYS;
+        boolean get = false;
+        boolean keepTtl = false;
+        long expireAt = ValueLayout.NO_EXPIRY;
+        boolean expirySet = false;
+        for (int i = 3; i < a.length; i++) {
+            String opt = Args.lower(a[i]);
+            switch (opt) {
+                case "nx":
+                case "xx":
+                    if (condition != Keyspace.Condition.ALWAYS) {
+                        return Replies.SYNTAX;
+                    }
+                    condition = opt.equals("nx") ? Keyspace.Condition.NX : Keyspace.Condition.XX;
+                    break;
+                case "get":
+                    get = true;
+                    break;
+                case "keepttl":
+                    if (expirySet) {
+                        return Replies.SYNTAX;
+                    }
+                    keepTtl = true;
+                    break;
+                case "ex":
+                case "px":
+                case "exat":
+                case "pxat":
+                    if (i + 1 >= a.length || expirySet || keepTtl) {
+                        return Replies.SYNTAX;
+                    }
+                    Long n = Args.parseLong(a[++i]);
+                    if (n == null) {
+                        return Replies.NOT_INTEGER;
+                    }
+                    Long at = expiry(opt, n, System.currentTimeMillis());
+                    if (at == null) {
+                        return Replies.invalidExpire("set");
+                    }
+                    expireAt = at;
+                    expirySet = true;
+                    break;
+                default:
+                    return Replies.SYNTAX;
+            }
+        }
+        byte[][] old = get ? new byte[1][] : null;
+        boolean written = c.keyspace(s).store(a[1], a[2], condition, expireAt, keepTtl, old);
+        if (get) {
+            return data(old[0]);
+        }
+        return written ? Replies.OK : Replies.NIL;
+    }
+
+    /**
+     * @param unit ex, px, exat or pxat
+     * @return the absolute expiry in ms for such a value, or null if it is not positive or overflows
+     */
+    static Long expiry(String unit, long n, long now) {
+        if (n <= 0) {
+            return null;
+        }
+        boolean seconds = unit.equals("ex") || unit.equals("exat");
+        if (seconds && n > Long.MAX_VALUE / 1000) {
+            return null;
+        }
+        long ms = seconds ? n * 1000 : n;
+        boolean relative = unit.equals("ex") || unit.equals("px");
+        if (relative && ms > Long.MAX_VALUE - now) {
+            return null;
+        }
+        return relative ? now + ms : ms;
+    }
+
+    private static RedisMessage setWithExpiry(ServerContext c, ClientSession s, byte[][] a, String unit) {
+        Long n = Args.parseLong(a[2]);
+        if (n == null) {
+            return Replies.NOT_INTEGER;
+        }
+        Long at = expiry(unit, n, System.currentTimeMillis());
+        if (at == null) {
+            return Replies.invalidExpire(Args.lower(a[0]));
+        }
+        c.keyspace(s).store(a[1], a[3], Keyspace.Condition.ALWAYS, at, false, null);
+        return Replies.OK;
+    }
+
+    /** GETEX key [EX s | PX ms | EXAT s | PXAT ms | PERSIST]: the value, its expiry changed. */
+    private static RedisMessage getEx(ServerContext c, ClientSession s, byte[][] a) {
+        long now = System.currentTimeMillis();
+        Long at = null; // null: expiry unchanged
+        if (a.length > 2) {
+            String opt = Args.lower(a[2]);
+            if (opt.equals("persist") && a.length == 3) {
+                at = ValueLayout.NO_EXPIRY;
+            } else if ((opt.equals("ex") || opt.equals("px") || opt.equals("exat") || opt.equals("pxat"))
+                    && a.length == 4) {
+                Long n = Args.parseLong(a[3]);
+                if (n == null) {
+                    return Replies.NOT_INTEGER;
+                }
+                at = expiry(opt, n, now);
+                if (at == null) {
+                    return Replies.invalidExpire("getex");
+                }
+            } else {
+                return Replies.SYNTAX;
+            }
+        }
+        Keyspace ks = c.keyspace(s);
+        if (at == null) {
+            return data(ks.live(a[1]));
+        }
+        long newAt = at;
+        byte[][] value = {null};
+        ks.map().computeIfPresent(a[1], (k, stored) -> {
+            Keyspace.check(k, stored);
+            byte[] current = Keyspace.liveAt(stored, now);
+            if (current == null) {
+                return null;
+            }
+            value[0] = current;
+            if (ValueLayout.expireAt(current) == newAt) {
+                return current;
+            }
+            byte[] copy = current.clone();
+            ValueLayout.putLong(copy, ValueLayout.EXPIRE_AT, newAt);
+            return copy;
+        });
+        return data(value[0]);
+    }
+
+    private static RedisMessage mget(ServerContext c, ClientSession s, byte[][] a) {
+        Keyspace ks = c.keyspace(s);
+        List<RedisMessage> out = new ArrayList<>(a.length - 1);
+        for (int i = 1; i < a.length; i++) {
+            out.add(data(ks.live(a[i])));
+        }
+        return Replies.array(out);
+    }
+
+    private static RedisMessage mset(ServerContext c, ClientSession s, byte[][] a) {
+        if (a.length % 2 == 0) {
+            return Replies.arity("mset");
+        }
+        Keyspace ks = c.keyspace(s);
+        for (int i = 1; i < a.length; i += 2) {
+            ks.store(a[i], a[i + 1], Keyspace.Condition.ALWAYS, ValueLayout.NO_EXPIRY, false, null);
+        }
+        return Replies.OK;
+    }
+
+    /**
+     * MSETNX: sets every key if none exists. Each key is set only if absent; if one turns out to
+     * exist, the keys this call already set are removed again (if no one changed them since), so
+     * the outcome is all or none, though a reader may glimpse the first keys meanwhile.
+     */
+    private static RedisMessage msetNx(ServerContext c, ClientSession s, byte[][] a) {
+        if (a.length % 2 == 0) {
+            return Replies.arity("msetnx");
+        }
+        Keyspace ks = c.keyspace(s);
+        for (int i = 1; i < a.length; i += 2) {
+            if (ks.live(a[i]) != null) {
+                return Replies.ZERO;
+            }
+        }
+        List<byte[][]> done = new ArrayList<>();
+        for (int i = 1; i < a.length; i += 2) {
+            byte[] stored = ValueLayout.encode(ValueLayout.NO_EXPIRY, a[i + 1]);
+            byte[] key = a[i];
+            boolean[] written = {false};
+            ks.map().compute(key, (k, old) -> {
+                if (Keyspace.liveAt(old, System.currentTimeMillis()) != null) {
+                    return old;
+                }
+                written[0] = true;
+                return stored;
+            });
+            if (!written[0]) {
+                for (byte[][] kv : done) {
+                    ks.map().remove(kv[0], kv[1]);
+                }
+                return Replies.ZERO;
+            }
+            done.add(new byte[][] {key, stored});
+        }
+        return Replies.ONE;
+    }
+
+    private static RedisMessage byAmount(ServerContext c, ClientSession s, byte[][] a, boolean negate) {
+        Long n = Args.parseLong(a[2]);
+        if (n == null || negate && n == Long.MIN_VALUE) {
+            return Replies.NOT_INTEGER;
+        }
+        return incrBy(c, s, a[1], negate ? -n : n);
+    }
+
+    /**
+     * INCRBY: in place through the map's zero-copy update when the number keeps its number of
+     * digits (no heap copy of the value, no new entry), else a compute that rewrites the value.
+     */
+    private static RedisMessage incrBy(ServerContext c, ClientSession s, byte[] key, long delta) {
+        FerriteMap<byte[], byte[]> map = c.databases.get(s.db);
+        long now = System.currentTimeMillis();
+        InPlaceIncrement inPlace = new InPlaceIncrement(delta, now);
+        if (map.updateValue(key, inPlace) && inPlace.reply != null) {
+            return inPlace.reply;
+        }
+        RedisMessage[] reply = {null};
+        map.compute(key, (k, stored) -> {
+            if (stored != null) {
+                Keyspace.check(k, stored);
+            }
+            byte[] current = Keyspace.liveAt(stored, now);
+            long value = 0;
+            if (current != null) {
+                Long parsed = Args.parseLong(current, ValueLayout.DATA, current.length - ValueLayout.DATA);
+                if (parsed == null) {
+                    reply[0] = Replies.NOT_INTEGER;
+                    return current;
+                }
+                value = parsed;
+            }
+            if (overflows(value, delta)) {
+                reply[0] = Replies.OVERFLOW;
+                return current;
+            }
+            long next = value + delta;
+            reply[0] = Replies.integer(next);
+            long at = current == null ? ValueLayout.NO_EXPIRY : ValueLayout.expireAt(current);
+            return ValueLayout.encode(at, Long.toString(next).getBytes(StandardCharsets.US_ASCII));
+        });
+        return reply[0];
+    }
+
+    private static boolean overflows(long value, long delta) {
+        return delta > 0 ? value > Long.MAX_VALUE - delta : value < Long.MIN_VALUE - delta;
+    }
+
+    /**
+     * The in-place INCRBY: under the entry's lock, reads the digits where they lie and writes the
+     * new number over them when it has as many digits. Leaves {@link #reply} null when the value
+     * must be rewritten instead (expired, or the number changes length).
+     */
+    private static final class InPlaceIncrement implements ValueUpdater {
+        private final long delta;
+        private final long now;
+        private final byte[] digits = new byte[20];
+        RedisMessage reply;
+
+        InPlaceIncrement(long delta, long now) {
+            this.delta = delta;
+            this.now = now;
+        }
+
+        @Override
+        public void update(Segment segment, long offset, int length) {
+            int n = length - ValueLayout.DATA;
+            if (n < 0) {
+                return; // not the server's layout: the compute path reports it
+            }
+            long at = segment.getLong(offset + ValueLayout.EXPIRE_AT);
+            if (at != ValueLayout.NO_EXPIRY && at <= now) {
+                return; // expired: counts as absent, rewritten from 0
+            }
+            if (n == 0 || n > digits.length) {
+                reply = Replies.NOT_INTEGER;
+                return;
+            }
+            segment.copyTo(offset + ValueLayout.DATA, digits, 0, n);
+            Long value = Args.parseLong(digits, 0, n);
+            if (value == null) {
+                reply = Replies.NOT_INTEGER;
+                return;
+            }
+            if (overflows(value, delta)) {
+                reply = Replies.OVERFLOW;
+                return;
+            }
+            long next = value + delta;
+            byte[] text = Long.toString(next).getBytes(StandardCharsets.US_ASCII);
+            if (text.length == n) {
+                segment.copyFrom(text, 0, offset + ValueLayout.DATA, n);
+                reply = Replies.integer(next);
+            }
+        }
+    }
+
+    private static RedisMessage incrByFloat(ServerContext c, ClientSession s, byte[][] a) {
+        Double delta = Args.parseDouble(a[2]);
+        if (delta == null) {
+            return NOT_FLOAT;
+        }
+        long now = System.currentTimeMillis();
+        RedisMessage[] reply = {null};
+        c.databases.get(s.db).compute(a[1], (k, stored) -> {
+            if (stored != null) {
+                Keyspace.check(k, stored);
+            }
+            byte[] current = Keyspace.liveAt(stored, now);
+            double value = 0;
+            if (current != null) {
+                Double parsed = Args.parseDouble(ValueLayout.data(current));
+                if (parsed == null) {
+                    reply[0] = NOT_FLOAT;
+                    return current;
+                }
+                value = parsed;
+            }
+            double next = value + delta;
+            if (Double.isNaN(next) || Double.isInfinite(next)) {
+                reply[0] = Replies.error("ERR increment would produce NaN or Infinity");
+                return current;
+            }
+            byte[] text = Args.formatDouble(next).getBytes(StandardCharsets.US_ASCII);
+            reply[0] = Replies.bulk(text);
+            return ValueLayout.encode(current == null ? ValueLayout.NO_EXPIRY : ValueLayout.expireAt(current), text);
+        });
+        return reply[0];
+    }
+
+    private static RedisMessage append(ServerContext c, ClientSession s, byte[][] a) {
+        long now = System.currentTimeMillis();
+        long[] length = {0};
+        c.databases.get(s.db).compute(a[1], (k, stored) -> {
+            if (stored != null) {
+                Keyspace.check(k, stored);
+            }
+            byte[] current = Keyspace.liveAt(stored, now);
+            int oldLength = current == null ? 0 : current.length - ValueLayout.DATA;
+            byte[] joined = new byte[ValueLayout.DATA + oldLength + a[2].length];
+            if (current != null) {
+                System.arraycopy(current, 0, joined, 0, current.length);
+            }
+            System.arraycopy(a[2], 0, joined, ValueLayout.DATA + oldLength, a[2].length);
+            length[0] = oldLength + a[2].length;
+            return joined;
+        });
+        return Replies.integer(length[0]);
+    }
+
+    private static RedisMessage getRange(ServerContext c, ClientSession s, byte[][] a) {
+        Long start = Args.parseLong(a[2]);
+        Long end = Args.parseLong(a[3]);
+        if (start == null || end == null) {
+            return Replies.NOT_INTEGER;
+        }
+        byte[] v = c.keyspace(s).live(a[1]);
+        long len = v == null ? 0 : v.length - ValueLayout.DATA;
+        long from = start < 0 ? len + start : start;
+        long to = end < 0 ? len + end : end;
+        if (start < 0 && end < 0 && start > end) {
+            return Replies.bulk(new byte[0]);
+        }
+        from = Math.max(0, from);
+        to = Math.max(0, to);
+        to = Math.min(to, len - 1);
+        if (len == 0 || from > to) {
+            return Replies.bulk(new byte[0]);
+        }
+        byte[] out = new byte[(int) (to - from + 1)];
+        System.arraycopy(v, ValueLayout.DATA + (int) from, out, 0, out.length);
+        return Replies.bulk(out);
+    }
+
+    private static RedisMessage setRange(ServerContext c, ClientSession s, byte[][] a) {
+        Long offset = Args.parseLong(a[2]);
+        if (offset == null) {
+            return Replies.NOT_INTEGER;
+        }
+        if (offset < 0) {
+            return Replies.error("ERR offset is out of range");
+        }
+        byte[] patch = a[3];
+        FerriteMap<byte[], byte[]> map = c.databases.get(s.db);
+        if (offset + patch.length > map.maxValueSize() - ValueLayout.DATA) {
+            return TOO_BIG;
+        }
+        long now = System.currentTimeMillis();
+        long[] length = {0};
+        if (patch.length == 0) {
+            byte[] v = c.keyspace(s).live(a[1]);
+            return Replies.integer(v == null ? 0 : v.length - ValueLayout.DATA);
+        }
+        int at = (int) (long) offset;
+        map.compute(a[1], (k, stored) -> {
+            if (stored != null) {
+                Keyspace.check(k, stored);
+            }
+            byte[] current = Keyspace.liveAt(stored, now);
+            int oldLength = current == null ? 0 : current.length - ValueLayout.DATA;
+            int newLength = Math.max(oldLength, at + patch.length);
+            byte[] out = new byte[ValueLayout.DATA + newLength]; // zero-padded as Redis pads
+            if (current != null) {
+                System.arraycopy(current, 0, out, 0, current.length);
+            }
+            System.arraycopy(patch, 0, out, ValueLayout.DATA + at, patch.length);
+            length[0] = newLength;
+            return out;
+        });
+        return Replies.integer(length[0]);
+    }
+}
