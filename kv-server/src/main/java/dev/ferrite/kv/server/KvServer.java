@@ -8,9 +8,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.nio.NioEventLoopGroup;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.redis.RedisEncoder;
 import io.netty.handler.timeout.IdleStateHandler;
 import org.slf4j.Logger;
@@ -48,6 +45,7 @@ public final class KvServer implements AutoCloseable {
 
     private final Databases databases;
     private final ExpiryReaper reaper;
+    private final Transport transport;
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
     private final Channel listener;
@@ -74,19 +72,20 @@ public final class KvServer implements AutoCloseable {
         settings.put("protected-mode", address.isLoopbackAddress() ? "yes" : "no");
         ServerContext server = new ServerContext(databases, b.password, settings);
         reaper = new ExpiryReaper(server);
-        boss = new NioEventLoopGroup(1);
-        workers = new NioEventLoopGroup(b.threads);
+        transport = Transport.pick();
+        boss = transport.group(1);
+        workers = transport.group(b.threads);
         ServerLimits limits = b.limits;
         int maxClients = b.maxClients;
         long idle = b.idleTimeoutSeconds;
         long maxOutput = b.maxOutputBufferBytes;
         try {
-            listener = new ServerBootstrap().group(boss, workers).channel(NioServerSocketChannel.class)
+            listener = new ServerBootstrap().group(boss, workers).channel(transport.serverChannel())
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 << 10, 1 << 20))
-                    .childHandler(new ChannelInitializer<SocketChannel>() {
+                    .childHandler(new ChannelInitializer<Channel>() {
                         @Override
-                        protected void initChannel(SocketChannel ch) {
+                        protected void initChannel(Channel ch) {
                             ChannelPipeline p = ch.pipeline();
                             if (idle > 0) {
                                 p.addLast(new IdleStateHandler(0, 0, idle, TimeUnit.SECONDS));
@@ -102,7 +101,7 @@ public final class KvServer implements AutoCloseable {
             databases.close();
             throw new FerriteException("cannot listen on " + b.bind + ":" + b.port + ": " + e.getMessage(), e);
         }
-        LOG.info("Ferrite KV server listening on {} (RESP){}, data in {}", listener.localAddress(),
+        LOG.info("Ferrite KV server listening on {} (RESP, {}){}, data in {}", listener.localAddress(), transport,
                 b.password == null ? "" : " with a password", b.dataDirectory);
     }
 
@@ -122,6 +121,14 @@ public final class KvServer implements AutoCloseable {
     /** @return the port the server listens on (the one chosen by the system if 0 was asked) */
     public int port() {
         return ((InetSocketAddress) listener.localAddress()).getPort();
+    }
+
+    /**
+     * @return the Netty transport serving connections: "epoll" (native, where it loads: Linux on
+     *         x86-64) or "nio"
+     */
+    public String transport() {
+        return transport.name().toLowerCase(java.util.Locale.ROOT);
     }
 
     /** Stops listening, closes every connection, then closes the databases. Idempotent. */
