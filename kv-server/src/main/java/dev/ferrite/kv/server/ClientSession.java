@@ -15,6 +15,8 @@ final class ClientSession {
     String name;
     /** Set by {@code QUIT}: close once the reply is written. */
     boolean quit;
+    /** Bit n set: database n was written since the last force to disk (used by {@link FsyncPolicy#ALWAYS}). */
+    int dirtyDatabases;
     /** Whether the client gave the password (always true when the server has none). */
     boolean authenticated;
 

@@ -47,6 +47,9 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
             reply = Replies.error("ERR " + String.valueOf(e.getMessage()).replace('\r', ' ').replace('\n', ' '));
         }
         if (session.quit) {
+            if (server.fsync == FsyncPolicy.ALWAYS && session.dirtyDatabases != 0) {
+                forceWritten();
+            }
             ctx.writeAndFlush(reply).addListener(ChannelFutureListener.CLOSE);
             return;
         }
@@ -62,7 +65,21 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
+        if (server.fsync == FsyncPolicy.ALWAYS && session.dirtyDatabases != 0) {
+            forceWritten();
+        }
         ctx.flush();
+    }
+
+    /** Forces the databases this client wrote to disk before their replies go out (group commit per read). */
+    private void forceWritten() {
+        int dirty = session.dirtyDatabases;
+        session.dirtyDatabases = 0;
+        for (int db = 0; db < Databases.COUNT; db++) {
+            if ((dirty & (1 << db)) != 0) {
+                server.databases.get(db).pool().force();
+            }
+        }
     }
 
     @Override

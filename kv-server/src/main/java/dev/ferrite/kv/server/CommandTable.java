@@ -8,6 +8,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Every command the server knows, by lower-case name, and the dispatch of one request: lookup,
@@ -60,6 +61,11 @@ final class CommandTable {
         }
     }
 
+    /** Commands that change a database: their database is forced to disk under {@link FsyncPolicy#ALWAYS}. */
+    private static final Set<String> WRITES = Set.of("set", "setnx", "setex", "psetex", "getset", "getdel", "getex",
+            "mset", "msetnx", "incr", "decr", "incrby", "decrby", "incrbyfloat", "append", "setrange", "del", "unlink",
+            "rename", "renamenx", "expire", "pexpire", "expireat", "pexpireat", "persist", "flushdb");
+
     private static final RedisMessage NOAUTH = Replies.error("NOAUTH Authentication required.");
 
     private CommandTable() {
@@ -90,10 +96,17 @@ final class CommandTable {
             reply = Replies.arity(name);
         } else {
             long start = System.nanoTime();
+            if (WRITES.contains(name)) {
+                session.dirtyDatabases |= 1 << session.db; // before running: a failed write may have written
+            } else if (name.equals("flushall")) {
+                session.dirtyDatabases = (1 << Databases.COUNT) - 1;
+            }
             reply = command.body().run(server, session, args);
             ServerStats.CommandCounter counter = stats.command(name);
             counter.calls.increment();
-            counter.micros.add((System.nanoTime() - start) / 1000);
+            long micros = (System.nanoTime() - start) / 1000;
+            counter.micros.add(micros);
+            stats.recordLatency(micros);
             if (reply instanceof ErrorRedisMessage) {
                 counter.errors.increment();
             }

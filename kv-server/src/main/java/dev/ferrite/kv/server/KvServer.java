@@ -8,6 +8,8 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.EventLoopGroup;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.redis.RedisEncoder;
 import io.netty.handler.timeout.IdleStateHandler;
 import org.slf4j.Logger;
@@ -38,6 +40,10 @@ import java.util.concurrent.TimeUnit;
 public final class KvServer implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(KvServer.class);
+    /** Longest HTTP request line, in bytes (414 beyond). */
+    static final int HTTP_MAX_LINE = 4096;
+    /** Most bytes of HTTP headers (431 beyond). */
+    static final int HTTP_MAX_HEADERS = 8192;
 
     static {
         NettySettings.apply();
@@ -45,10 +51,13 @@ public final class KvServer implements AutoCloseable {
 
     private final Databases databases;
     private final ExpiryReaper reaper;
+    private final PeriodicFsync periodicFsync;
     private final Transport transport;
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
     private final Channel listener;
+    /** The HTTP listener, or null if HTTP is off. */
+    private final Channel httpListener;
     private boolean closed;
 
     private KvServer(Builder b) {
@@ -70,8 +79,10 @@ public final class KvServer implements AutoCloseable {
         settings.put("maxclients", Integer.toString(b.maxClients));
         settings.put("proto-max-bulk-len", Integer.toString(b.limits.maxBulkBytes()));
         settings.put("protected-mode", address.isLoopbackAddress() ? "yes" : "no");
-        ServerContext server = new ServerContext(databases, b.password, settings);
+        settings.put("appendfsync", b.fsync.configName());
+        ServerContext server = new ServerContext(databases, b.fsync, b.password, settings);
         reaper = new ExpiryReaper(server);
+        periodicFsync = b.fsync == FsyncPolicy.EVERYSEC ? new PeriodicFsync(databases) : null;
         transport = Transport.pick();
         boss = transport.group(1);
         workers = transport.group(b.threads);
@@ -79,8 +90,10 @@ public final class KvServer implements AutoCloseable {
         int maxClients = b.maxClients;
         long idle = b.idleTimeoutSeconds;
         long maxOutput = b.maxOutputBufferBytes;
+        Channel resp = null;
+        Channel http = null;
         try {
-            listener = new ServerBootstrap().group(boss, workers).channel(transport.serverChannel())
+            resp = new ServerBootstrap().group(boss, workers).channel(transport.serverChannel())
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 << 10, 1 << 20))
                     .childHandler(new ChannelInitializer<Channel>() {
@@ -95,13 +108,39 @@ public final class KvServer implements AutoCloseable {
                         }
                     })
                     .bind(new InetSocketAddress(address, b.port)).syncUninterruptibly().channel();
+            http = b.httpPort < 0 ? null : new ServerBootstrap().group(boss, workers)
+                    .channel(transport.serverChannel())
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childHandler(new ChannelInitializer<Channel>() {
+                        @Override
+                        protected void initChannel(Channel ch) {
+                            ChannelPipeline p = ch.pipeline();
+                            if (idle > 0) {
+                                p.addLast(new IdleStateHandler(0, 0, idle, TimeUnit.SECONDS));
+                            }
+                            p.addLast(new ConnectionGuard(server.stats, maxClients),
+                                    new HttpServerCodec(HTTP_MAX_LINE, HTTP_MAX_HEADERS, 8192),
+                                    new HttpObjectAggregator(limits.maxBulkBytes()),
+                                    new HttpApi(server));
+                        }
+                    })
+                    .bind(new InetSocketAddress(address, b.httpPort)).syncUninterruptibly().channel();
         } catch (RuntimeException e) {
+            if (resp != null) {
+                resp.close().syncUninterruptibly();
+            }
             shutdownGroups();
             reaper.close();
+            if (periodicFsync != null) {
+                periodicFsync.close();
+            }
             databases.close();
             throw new FerriteException("cannot listen on " + b.bind + ":" + b.port + ": " + e.getMessage(), e);
         }
-        LOG.info("Ferrite KV server listening on {} (RESP, {}){}, data in {}", listener.localAddress(), transport,
+        listener = resp;
+        httpListener = http;
+        LOG.info("Ferrite KV server listening on {} (RESP, {}){}{}, data in {}", listener.localAddress(), transport,
+                httpListener == null ? "" : " and " + httpListener.localAddress() + " (HTTP)",
                 b.password == null ? "" : " with a password", b.dataDirectory);
     }
 
@@ -116,6 +155,11 @@ public final class KvServer implements AutoCloseable {
     /** @return a builder with the defaults: 127.0.0.1:6380, data in {@code ./ferrite-data} */
     public static Builder builder() {
         return new Builder();
+    }
+
+    /** @return the HTTP port (the one chosen by the system if 0 was asked), or -1 if HTTP is off */
+    public int httpPort() {
+        return httpListener == null ? -1 : ((InetSocketAddress) httpListener.localAddress()).getPort();
     }
 
     /** @return the port the server listens on (the one chosen by the system if 0 was asked) */
@@ -139,8 +183,14 @@ public final class KvServer implements AutoCloseable {
         }
         closed = true;
         listener.close().syncUninterruptibly();
+        if (httpListener != null) {
+            httpListener.close().syncUninterruptibly();
+        }
         shutdownGroups();
         reaper.close();
+        if (periodicFsync != null) {
+            periodicFsync.close();
+        }
         databases.close();
         LOG.info("Ferrite KV server stopped");
     }
@@ -154,6 +204,7 @@ public final class KvServer implements AutoCloseable {
     public static final class Builder {
         private String bind = "127.0.0.1";
         private int port = 6380;
+        private int httpPort = -1;
         private Path dataDirectory = Path.of("ferrite-data");
         private String backend;
         private int threads = Math.max(1, Runtime.getRuntime().availableProcessors());
@@ -162,6 +213,7 @@ public final class KvServer implements AutoCloseable {
         private int maxClients = 10_000;
         private long idleTimeoutSeconds;
         private long maxOutputBufferBytes = 512L << 20;
+        private FsyncPolicy fsync = FsyncPolicy.EVERYSEC;
 
         private Builder() {
         }
@@ -181,6 +233,18 @@ public final class KvServer implements AutoCloseable {
                 throw new FerriteException("port " + port + " must be from 0 to 65535");
             }
             this.port = port;
+            return this;
+        }
+
+        /**
+         * @param port the HTTP port, 0 to 65535 (0: any free port), or -1 for no HTTP (the
+         *             builder's default; the runnable server's is 8080)
+         */
+        public Builder httpPort(int port) {
+            if (port < -1 || port > 65535) {
+                throw new FerriteException("HTTP port " + port + " must be from 0 to 65535, or -1 for none");
+            }
+            this.httpPort = port;
             return this;
         }
 
@@ -254,6 +318,15 @@ public final class KvServer implements AutoCloseable {
                 throw new FerriteException("client output buffer limit " + bytes + " must be at least 1 MiB");
             }
             this.maxOutputBufferBytes = bytes;
+            return this;
+        }
+
+        /**
+         * @param policy when written data is forced to disk (default {@link FsyncPolicy#EVERYSEC},
+         *               Redis's default); an acknowledged write survives {@code kill -9} under every policy
+         */
+        public Builder fsync(FsyncPolicy policy) {
+            this.fsync = java.util.Objects.requireNonNull(policy, "policy");
             return this;
         }
 

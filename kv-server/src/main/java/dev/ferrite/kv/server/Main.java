@@ -1,11 +1,15 @@
 package dev.ferrite.kv.server;
 
-import java.nio.file.Path;
+import dev.ferrite.FerriteException;
+
 import java.util.concurrent.CountDownLatch;
 
 /**
- * {@code java -jar ferrite-kv-server.jar [--port N] [--bind ADDRESS] [--data DIR] [--backend NAME]}:
- * serves until SIGTERM or Ctrl-C, then closes connections and maps cleanly.
+ * {@code java -jar ferrite-kv-server.jar [--name value ...] [--config FILE]} (see
+ * {@link ServerOptions} for the names): with no arguments, RESP on 127.0.0.1:6380, HTTP on
+ * 127.0.0.1:8080, data in {@code ./ferrite-data}. Serves until SIGTERM or Ctrl-C, then stops
+ * accepting, closes the connections and closes the maps (forcing them to disk first under the
+ * {@code always} and {@code everysec} fsync policies).
  */
 public final class Main {
 
@@ -13,46 +17,24 @@ public final class Main {
     }
 
     /**
-     * @param args the flags above
+     * @param args the flags
      * @throws InterruptedException if interrupted while serving
      */
     public static void main(String[] args) throws InterruptedException {
-        KvServer.Builder builder = KvServer.builder();
-        for (int i = 0; i < args.length; i++) {
-            String flag = args[i];
-            if (i + 1 >= args.length) {
-                usage("missing value after " + flag);
-            }
-            String value = args[++i];
-            switch (flag) {
-                case "--port" -> builder.port(parsePort(value));
-                case "--bind" -> builder.bind(value);
-                case "--data" -> builder.dataDirectory(Path.of(value));
-                case "--backend" -> builder.backend(value);
-                default -> usage("unknown flag " + flag);
-            }
+        KvServer server;
+        try {
+            server = ServerOptions.parse(args).start();
+        } catch (FerriteException e) {
+            System.err.println("ferrite-kv-server: " + e.getMessage());
+            System.err.println(ServerOptions.usage());
+            System.exit(2);
+            return;
         }
-        KvServer server = builder.start();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.close();
             stopped.countDown();
         }, "ferrite-kv-shutdown"));
         stopped.await();
-    }
-
-    private static int parsePort(String value) {
-        try {
-            return Integer.parseInt(value);
-        } catch (NumberFormatException e) {
-            usage("port " + value + " is not a number");
-            return -1;
-        }
-    }
-
-    private static void usage(String problem) {
-        System.err.println(problem);
-        System.err.println("usage: java -jar ferrite-kv-server.jar [--port N] [--bind ADDRESS] [--data DIR] [--backend NAME]");
-        System.exit(2);
     }
 }

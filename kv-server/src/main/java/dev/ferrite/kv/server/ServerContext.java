@@ -15,16 +15,20 @@ final class ServerContext {
     final ServerStats stats = new ServerStats();
     /** Milliseconds since the epoch when the server started. */
     final long startMillis = System.currentTimeMillis();
+    /** When written data is forced to disk. */
+    final FsyncPolicy fsync;
     private final byte[] password;
     /** Settings as CONFIG GET names them, in order. */
     private final Map<String, String> settings;
 
     /**
+     * @param fsync    when written data is forced to disk
      * @param password the password clients must give (AUTH, HTTP bearer), or null for none
      * @param settings the settings CONFIG GET reports, by Redis's names
      */
-    ServerContext(Databases databases, String password, Map<String, String> settings) {
+    ServerContext(Databases databases, FsyncPolicy fsync, String password, Map<String, String> settings) {
         this.databases = databases;
+        this.fsync = fsync;
         this.password = password == null ? null : password.getBytes(StandardCharsets.UTF_8);
         this.settings = new LinkedHashMap<>(settings);
     }

@@ -38,7 +38,41 @@ final class ServerStats {
     final LongAdder bytesIn = new LongAdder();
     final LongAdder bytesOut = new LongAdder();
 
+    /** Upper bounds, in microseconds, of the command latency histogram's buckets (then +Inf). */
+    static final long[] LATENCY_BOUNDS_MICROS = {10, 25, 50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 50_000, 250_000};
+    /** Commands whose run took at most each bound (the last element: all of them), not cumulative. */
+    private final LongAdder[] latencyBuckets = new LongAdder[LATENCY_BOUNDS_MICROS.length + 1];
+    /** HTTP requests answered, by status code class index (status / 100). */
+    final LongAdder[] httpResponses = new LongAdder[6];
+
+    {
+        for (int i = 0; i < latencyBuckets.length; i++) {
+            latencyBuckets[i] = new LongAdder();
+        }
+        for (int i = 0; i < httpResponses.length; i++) {
+            httpResponses[i] = new LongAdder();
+        }
+    }
+
     private final Map<String, CommandCounter> byCommand = new ConcurrentHashMap<>();
+
+    /** Counts one command run that took {@code micros}. */
+    void recordLatency(long micros) {
+        int i = 0;
+        while (i < LATENCY_BOUNDS_MICROS.length && micros > LATENCY_BOUNDS_MICROS[i]) {
+            i++;
+        }
+        latencyBuckets[i].increment();
+    }
+
+    /** @return commands per latency bucket (not cumulative), the last being over every bound */
+    long[] latencyCounts() {
+        long[] out = new long[latencyBuckets.length];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = latencyBuckets[i].sum();
+        }
+        return out;
+    }
 
     /** Calls and time of one command. */
     static final class CommandCounter {
@@ -49,7 +83,8 @@ final class ServerStats {
 
     /** @return the counter of a command (a known command's lower-case name) */
     CommandCounter command(String name) {
-        return byCommand.computeIfAbsent(name, n -> new CommandCounter());
+        CommandCounter c = byCommand.get(name);
+        return c != null ? c : byCommand.computeIfAbsent(name, n -> new CommandCounter());
     }
 
     /** @return every command's counter by name, sorted */

@@ -71,7 +71,8 @@ class KillDashNineTest {
         if (Runtime.version().feature() >= 24) {
             cmd.add("--sun-misc-unsafe-memory-access=allow");
         }
-        cmd.addAll(List.of(Main.class.getName(), "--port", Integer.toString(port), "--data", data.toString()));
+        cmd.addAll(List.of(Main.class.getName(), "--port", Integer.toString(port), "--http-port", "0",
+                "--data", data.toString()));
         return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(new File(data.toFile(), "server.log")).start();
     }
 

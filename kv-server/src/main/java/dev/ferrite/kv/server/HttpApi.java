@@ -1,0 +1,297 @@
+package dev.ferrite.kv.server;
+
+import dev.ferrite.FerriteException;
+import dev.ferrite.kv.FerriteMap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The HTTP/1.1 API, one instance per connection:
+ * <ul>
+ *   <li>{@code GET|HEAD /v1/kv/{db}/{key}}: the value as the body ({@code application/octet-stream}),
+ *       404 if absent; {@code X-Ferrite-Expire-At-Ms} when it expires</li>
+ *   <li>{@code PUT /v1/kv/{db}/{key}[?ttl=SECONDS|ttl-ms=MS]}: sets the value to the body; 201 if the key
+ *       was new, 200 if replaced</li>
+ *   <li>{@code DELETE /v1/kv/{db}/{key}}: 204, or 404 if absent</li>
+ *   <li>{@code GET /v1/kv/{db}?prefix=&cursor=&count=}: a page of keys as JSON
+ *       {@code {"cursor":"…","keys":[…]}}; cursor "0" starts and ends (SCAN's cursor)</li>
+ *   <li>{@code GET /health}: 200 {@code ok}, without a password; {@code GET /metrics}: Prometheus text</li>
+ * </ul>
+ * Keys are percent-encoded path segments (any bytes). With a password every route but
+ * {@code /health} needs {@code Authorization: Bearer <password>} (else 401). Errors are JSON
+ * {@code {"error":"…"}} with 400, 404 or 405; a body over the bulk limit gets 413, a request line
+ * over 4 KiB 414 and headers over 8 KiB 431, then the connection is closed; keep-alive is honoured.
+ */
+final class HttpApi extends SimpleChannelInboundHandler<FullHttpRequest> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
+    private static final String PREFIX = "/v1/kv/";
+    /** Most keys one listing page returns. */
+    static final int MAX_PAGE = 10_000;
+
+    private final ServerContext server;
+
+    HttpApi(ServerContext server) {
+        this.server = server;
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+        FullHttpResponse response;
+        if (!request.decoderResult().isSuccess()) {
+            Throwable cause = request.decoderResult().cause();
+            HttpResponseStatus status = cause instanceof TooLongHttpHeaderException
+                    ? HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE
+                    : cause instanceof TooLongHttpLineException ? HttpResponseStatus.REQUEST_URI_TOO_LONG
+                    : HttpResponseStatus.BAD_REQUEST;
+            response = error(status, "malformed request: " + cause.getMessage());
+            HttpUtil.setKeepAlive(response, false);
+            send(ctx, request, response);
+            return;
+        }
+        try {
+            response = route(request);
+        } catch (FerriteException e) {
+            response = error(HttpResponseStatus.BAD_REQUEST, e.getMessage());
+        }
+        send(ctx, request, response);
+    }
+
+    private void send(ChannelHandlerContext ctx, FullHttpRequest request, FullHttpResponse response) {
+        int code = response.status().code();
+        server.stats.httpResponses[Math.min(5, code / 100)].increment();
+        boolean keepAlive = HttpUtil.isKeepAlive(request) && HttpUtil.isKeepAlive(response)
+                && request.decoderResult().isSuccess();
+        if (!response.headers().contains(HttpHeaderNames.CONTENT_LENGTH)) {
+            HttpUtil.setContentLength(response, response.content().readableBytes());
+        }
+        HttpUtil.setKeepAlive(response, keepAlive);
+        if (request.method().equals(HttpMethod.HEAD)) {
+            response.content().clear(); // HEAD: the headers of a GET, no body
+        }
+        var future = ctx.writeAndFlush(response);
+        if (!keepAlive) {
+            future.addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+
+    private FullHttpResponse route(FullHttpRequest request) {
+        QueryStringDecoder uri = new QueryStringDecoder(request.uri());
+        String path = uri.rawPath();
+        HttpMethod method = request.method();
+        if (path.equals("/health")) {
+            return method.equals(HttpMethod.GET) || method.equals(HttpMethod.HEAD)
+                    ? text(HttpResponseStatus.OK, "ok\n", "text/plain; charset=utf-8") : notAllowed();
+        }
+        if (server.requiresPassword() && !authorized(request)) {
+            FullHttpResponse r = error(HttpResponseStatus.UNAUTHORIZED, "a bearer token (the server's password) is required");
+            r.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer realm=\"ferrite\"");
+            return r;
+        }
+        if (path.equals("/metrics")) {
+            return method.equals(HttpMethod.GET) || method.equals(HttpMethod.HEAD)
+                    ? text(HttpResponseStatus.OK, PrometheusMetrics.render(server), PrometheusMetrics.CONTENT_TYPE)
+                    : notAllowed();
+        }
+        if (!path.startsWith(PREFIX)) {
+            return error(HttpResponseStatus.NOT_FOUND, "no such resource: " + printable(path));
+        }
+        String rest = path.substring(PREFIX.length());
+        int slash = rest.indexOf('/');
+        int db = database(slash < 0 ? rest : rest.substring(0, slash));
+        if (slash < 0) {
+            return method.equals(HttpMethod.GET) || method.equals(HttpMethod.HEAD) ? list(db, uri) : notAllowed();
+        }
+        byte[] key = percentDecode(rest.substring(slash + 1));
+        if (key.length == 0) {
+            throw new FerriteException("the key is empty");
+        }
+        Keyspace ks = new Keyspace(server.databases.get(db), server.stats);
+        if (method.equals(HttpMethod.GET) || method.equals(HttpMethod.HEAD)) {
+            byte[] stored = ks.live(key);
+            if (stored == null) {
+                return error(HttpResponseStatus.NOT_FOUND, "no such key");
+            }
+            FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
+                    Unpooled.wrappedBuffer(stored, ValueLayout.DATA, stored.length - ValueLayout.DATA));
+            r.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/octet-stream");
+            long at = ValueLayout.expireAt(stored);
+            if (at != ValueLayout.NO_EXPIRY) {
+                r.headers().set("X-Ferrite-Expire-At-Ms", at);
+            }
+            return r;
+        }
+        if (method.equals(HttpMethod.PUT)) {
+            long expireAt = expiry(uri.parameters());
+            byte[] value = ByteBufUtil.getBytes(request.content());
+            byte[][] old = {null};
+            ks.store(key, value, Keyspace.Condition.ALWAYS, expireAt, false, old);
+            return empty(old[0] == null ? HttpResponseStatus.CREATED : HttpResponseStatus.OK);
+        }
+        if (method.equals(HttpMethod.DELETE)) {
+            return ks.remove(key) != null ? empty(HttpResponseStatus.NO_CONTENT)
+                    : error(HttpResponseStatus.NOT_FOUND, "no such key");
+        }
+        return notAllowed();
+    }
+
+    private boolean authorized(FullHttpRequest request) {
+        String auth = request.headers().get(HttpHeaderNames.AUTHORIZATION);
+        return auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7)
+                && server.passwordMatches(auth.substring(7).strip().getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static int database(String text) {
+        Long db = Args.parseLong(text.getBytes(StandardCharsets.ISO_8859_1));
+        if (db == null || db < 0 || db >= Databases.COUNT) {
+            throw new FerriteException("database '" + printable(text) + "' must be a number from 0 to " + (Databases.COUNT - 1));
+        }
+        return (int) (long) db;
+    }
+
+    /** @return the absolute expiry from ?ttl= (seconds) or ?ttl-ms=, or no expiry */
+    private static long expiry(Map<String, List<String>> params) {
+        boolean seconds = params.containsKey("ttl");
+        boolean millis = params.containsKey("ttl-ms");
+        if (seconds && millis) {
+            throw new FerriteException("give ttl or ttl-ms, not both");
+        }
+        if (!seconds && !millis) {
+            return ValueLayout.NO_EXPIRY;
+        }
+        String text = params.get(seconds ? "ttl" : "ttl-ms").get(0);
+        Long n = Args.parseLong(text.getBytes(StandardCharsets.ISO_8859_1));
+        Long at = n == null ? null : StringCommands.expiry(seconds ? "ex" : "px", n, System.currentTimeMillis());
+        if (at == null) {
+            throw new FerriteException((seconds ? "ttl" : "ttl-ms") + " '" + printable(text)
+                    + "' must be a positive whole number");
+        }
+        return at;
+    }
+
+    private FullHttpResponse list(int db, QueryStringDecoder uri) {
+        Map<String, List<String>> params = uri.parameters();
+        String prefixText = params.containsKey("prefix") ? params.get("prefix").get(0) : "";
+        byte[] prefix = prefixText.getBytes(StandardCharsets.UTF_8);
+        long cursor = 0;
+        if (params.containsKey("cursor")) {
+            try {
+                cursor = Long.parseUnsignedLong(params.get("cursor").get(0));
+            } catch (NumberFormatException e) {
+                throw new FerriteException("cursor '" + printable(params.get("cursor").get(0)) + "' is not a cursor");
+            }
+        }
+        int count = 100;
+        if (params.containsKey("count")) {
+            Long n = Args.parseLong(params.get("count").get(0).getBytes(StandardCharsets.ISO_8859_1));
+            if (n == null || n < 1 || n > MAX_PAGE) {
+                throw new FerriteException("count must be from 1 to " + MAX_PAGE);
+            }
+            count = (int) (long) n;
+        }
+        FerriteMap<byte[], byte[]> map = server.databases.get(db);
+        long now = System.currentTimeMillis();
+        List<byte[]> keys = new ArrayList<>();
+        long next = cursor < 0 ? 0 : map.scan(cursor, count, (k, v) -> {
+            if (Keyspace.liveAt(v, now) != null && startsWith(k, prefix)) {
+                keys.add(k);
+            }
+        });
+        StringBuilder json = new StringBuilder("{\"cursor\":\"").append(Long.toUnsignedString(next)).append("\",\"keys\":[");
+        for (int i = 0; i < keys.size(); i++) {
+            if (i > 0) {
+                json.append(',');
+            }
+            Json.string(json, new String(keys.get(i), StandardCharsets.UTF_8));
+        }
+        json.append("]}\n");
+        return text(HttpResponseStatus.OK, json.toString(), "application/json");
+    }
+
+    private static boolean startsWith(byte[] key, byte[] prefix) {
+        if (key.length < prefix.length) {
+            return false;
+        }
+        for (int i = 0; i < prefix.length; i++) {
+            if (key[i] != prefix[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Decodes %XX escapes of a path segment into bytes ('+' stays '+'). */
+    static byte[] percentDecode(String segment) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(segment.length());
+        byte[] raw = segment.getBytes(StandardCharsets.UTF_8);
+        for (int i = 0; i < raw.length; i++) {
+            byte b = raw[i];
+            if (b == '%') {
+                int hi = i + 2 < raw.length ? Character.digit(raw[i + 1], 16) : -1;
+                int lo = i + 2 < raw.length ? Character.digit(raw[i + 2], 16) : -1;
+                if (hi < 0 || lo < 0) {
+                    throw new FerriteException("bad percent escape in the key at character " + i);
+                }
+                out.write(hi << 4 | lo);
+                i += 2;
+            } else {
+                out.write(b);
+            }
+        }
+        return out.toByteArray();
+    }
+
+    private static FullHttpResponse text(HttpResponseStatus status, String body, String type) {
+        FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
+                Unpooled.copiedBuffer(body, StandardCharsets.UTF_8));
+        r.headers().set(HttpHeaderNames.CONTENT_TYPE, type);
+        return r;
+    }
+
+    private static FullHttpResponse empty(HttpResponseStatus status) {
+        return new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.EMPTY_BUFFER);
+    }
+
+    static FullHttpResponse error(HttpResponseStatus status, String message) {
+        StringBuilder json = new StringBuilder("{\"error\":");
+        Json.string(json, message);
+        return text(status, json.append("}\n").toString(), "application/json");
+    }
+
+    private static FullHttpResponse notAllowed() {
+        return error(HttpResponseStatus.METHOD_NOT_ALLOWED, "method not allowed here");
+    }
+
+    private static String printable(String s) {
+        return s.length() > 64 ? s.substring(0, 64) : s;
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        LOG.debug("closing HTTP connection {}: {}", ctx.channel().remoteAddress(), cause.toString());
+        ctx.close();
+    }
+}

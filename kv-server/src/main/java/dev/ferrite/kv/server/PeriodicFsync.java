@@ -1,0 +1,59 @@
+package dev.ferrite.kv.server;
+
+import dev.ferrite.FerriteException;
+import dev.ferrite.kv.FerriteMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@link FsyncPolicy#EVERYSEC}: forces every open database's pool to disk once a second, on one
+ * daemon thread, so a power loss costs at most about a second of acknowledged writes.
+ */
+final class PeriodicFsync implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(PeriodicFsync.class);
+
+    private final Databases databases;
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "ferrite-fsync");
+        t.setDaemon(true);
+        return t;
+    });
+
+    PeriodicFsync(Databases databases) {
+        this.databases = databases;
+        timer.scheduleWithFixedDelay(this::forceAll, 1, 1, TimeUnit.SECONDS);
+    }
+
+    private void forceAll() {
+        for (int db = 0; db < Databases.COUNT; db++) {
+            FerriteMap<byte[], byte[]> map = databases.ifOpen(db);
+            if (map == null) {
+                continue;
+            }
+            try {
+                map.pool().force();
+            } catch (FerriteException e) {
+                LOG.debug("fsync of database {} skipped: {}", db, e.getMessage()); // closing with the server
+            } catch (RuntimeException e) {
+                LOG.warn("fsync of database {} failed", db, e);
+            }
+        }
+    }
+
+    /** Stops the timer, then forces once more so a clean stop loses nothing. */
+    @Override
+    public void close() {
+        timer.shutdownNow();
+        try {
+            timer.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        forceAll();
+    }
+}

@@ -1,0 +1,138 @@
+package dev.ferrite.kv.server;
+
+import dev.ferrite.FerriteException;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The runnable server's settings from the command line ({@code --name value}) and a config file
+ * ({@code --config FILE}: one {@code name value} per line, {@code #} comments, as redis.conf),
+ * with the same names in both; a flag overrides the file. Names: port, http-port, bind, data,
+ * backend, requirepass, fsync, maxclients, timeout, threads, max-output-buffer,
+ * proto-max-bulk-len, max-arguments, max-inline, max-request. Not thread-safe.
+ */
+final class ServerOptions {
+
+    /** Every setting name, in the order the usage lists them. */
+    static final List<String> NAMES = List.of("port", "http-port", "bind", "data", "backend", "requirepass", "fsync",
+            "maxclients", "timeout", "threads", "max-output-buffer", "proto-max-bulk-len", "max-arguments",
+            "max-inline", "max-request", "config");
+
+    /** The defaults of the runnable server: RESP on 6380, HTTP on 8080, data in ./ferrite-data. */
+    static final int DEFAULT_HTTP_PORT = 8080;
+
+    private ServerOptions() {
+    }
+
+    /** @return the usage line */
+    static String usage() {
+        StringBuilder b = new StringBuilder("usage: java -jar ferrite-kv-server.jar");
+        for (String n : NAMES) {
+            b.append(" [--").append(n).append(' ').append(n.equals("config") ? "FILE" : "VALUE").append(']');
+        }
+        return b.toString();
+    }
+
+    /**
+     * @param args the command line
+     * @return a builder with every setting applied (the runnable defaults where none is given)
+     * @throws FerriteException naming the flag, line or value that is wrong
+     */
+    static KvServer.Builder parse(String[] args) {
+        Map<String, String> flags = new LinkedHashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            String flag = args[i];
+            if (!flag.startsWith("--") || !NAMES.contains(flag.substring(2))) {
+                throw new FerriteException("unknown flag " + flag);
+            }
+            if (i + 1 >= args.length) {
+                throw new FerriteException("missing value after " + flag);
+            }
+            flags.put(flag.substring(2), args[++i]);
+        }
+        Map<String, String> settings = new LinkedHashMap<>();
+        if (flags.containsKey("config")) {
+            settings.putAll(readFile(Path.of(flags.get("config"))));
+        }
+        settings.putAll(flags);
+        settings.remove("config");
+        KvServer.Builder b = KvServer.builder().httpPort(DEFAULT_HTTP_PORT);
+        ServerLimits d = ServerLimits.DEFAULTS;
+        int bulk = d.maxBulkBytes();
+        int arguments = d.maxArguments();
+        int inline = d.maxInlineBytes();
+        long request = d.maxRequestBytes();
+        for (Map.Entry<String, String> e : settings.entrySet()) {
+            String v = e.getValue();
+            switch (e.getKey()) {
+                case "port" -> b.port(toInt(e.getKey(), v));
+                case "http-port" -> b.httpPort(toInt(e.getKey(), v));
+                case "bind" -> b.bind(v);
+                case "data" -> b.dataDirectory(Path.of(v));
+                case "backend" -> b.backend(v);
+                case "requirepass" -> b.requirePassword(v.isEmpty() ? null : v);
+                case "fsync", "appendfsync" -> b.fsync(FsyncPolicy.parse(v));
+                case "maxclients" -> b.maxClients(toInt(e.getKey(), v));
+                case "timeout" -> b.idleTimeoutSeconds(toLong(e.getKey(), v));
+                case "threads" -> b.threads(toInt(e.getKey(), v));
+                case "max-output-buffer" -> b.maxOutputBufferBytes(toLong(e.getKey(), v));
+                case "proto-max-bulk-len" -> bulk = toInt(e.getKey(), v);
+                case "max-arguments" -> arguments = toInt(e.getKey(), v);
+                case "max-inline" -> inline = toInt(e.getKey(), v);
+                case "max-request" -> request = toLong(e.getKey(), v);
+                default -> throw new FerriteException("unknown setting " + e.getKey());
+            }
+        }
+        return b.limits(new ServerLimits(bulk, arguments, inline, request));
+    }
+
+    /** Reads a redis.conf-style file: {@code name value} lines; blank lines and # comments ignored. */
+    private static Map<String, String> readFile(Path file) {
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new FerriteException("cannot read the config file " + file + ": " + e.getMessage(), e);
+        }
+        Map<String, String> out = new LinkedHashMap<>();
+        for (int n = 0; n < lines.size(); n++) {
+            String line = lines.get(n).strip();
+            if (line.isEmpty() || line.startsWith("#")) {
+                continue;
+            }
+            String[] kv = line.split("\\s+", 2);
+            String name = kv[0].toLowerCase(java.util.Locale.ROOT);
+            if (!NAMES.contains(name) && !name.equals("appendfsync") || name.equals("config")) {
+                throw new FerriteException(file + " line " + (n + 1) + ": unknown setting '" + kv[0] + "'");
+            }
+            String value = kv.length > 1 ? kv[1].strip() : "";
+            if (value.length() >= 2 && value.startsWith("\"") && value.endsWith("\"")) {
+                value = value.substring(1, value.length() - 1);
+            }
+            out.put(name, value);
+        }
+        return out;
+    }
+
+    private static int toInt(String name, String value) {
+        long v = toLong(name, value);
+        if (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE) {
+            throw new FerriteException(name + " " + value + " is out of the int range");
+        }
+        return (int) v;
+    }
+
+    private static long toLong(String name, String value) {
+        try {
+            return Long.parseLong(value.strip());
+        } catch (NumberFormatException e) {
+            throw new FerriteException(name + " '" + value + "' is not a whole number");
+        }
+    }
+}
