@@ -1,6 +1,8 @@
 package dev.ferrite.kv.server;
 
 import dev.ferrite.FerriteException;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundBuffer;
@@ -10,8 +12,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs each decoded request of one connection in order and writes its reply; replies of a pipeline
- * are flushed together when the read completes. A protocol error is answered with
+ * Runs each decoded request of one connection in order and encodes its reply ({@link RespWriter})
+ * into one buffer; the replies of a pipeline go out in one write when the read completes. A protocol error is answered with
  * {@code -ERR Protocol error: ...} and the connection closed, as Redis does; a failing command
  * (a full pool, say) gets {@code -ERR} with the reason and the connection stays. A client whose
  * unsent replies pass the output-buffer limit is disconnected (Redis's
@@ -24,6 +26,10 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
     private final ServerContext server;
     private final ClientSession session;
     private final long maxOutputBytes;
+    /** Replies encoded since the last flush, or null. */
+    private ByteBuf pending;
+    /** Replies are handed to the channel whenever this many bytes are gathered. */
+    private static final int BATCH_BYTES = 64 << 10;
 
     /**
      * @param maxOutputBytes most bytes of replies a client may leave unread before it is disconnected
@@ -46,29 +52,57 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
             server.stats.errorReplies.increment();
             reply = Replies.error("ERR " + String.valueOf(e.getMessage()).replace('\r', ' ').replace('\n', ' '));
         }
+        if (pending == null) {
+            pending = ctx.alloc().buffer(4096);
+        }
+        RespWriter.write(reply, pending);
         if (session.quit) {
-            if (server.fsync == FsyncPolicy.ALWAYS && session.dirtyDatabases != 0) {
-                forceWritten();
-            }
-            ctx.writeAndFlush(reply).addListener(ChannelFutureListener.CLOSE);
+            flushReplies(ctx).addListener(ChannelFutureListener.CLOSE);
             return;
         }
-        ctx.write(reply);
-        ChannelOutboundBuffer out = ctx.channel().unsafe().outboundBuffer();
-        if (out != null && out.totalPendingWriteBytes() > maxOutputBytes) {
-            server.stats.outputBufferClosed.increment();
-            LOG.warn("closing {}: {} bytes of replies unread, over the client output buffer limit of {}",
-                    ctx.channel().remoteAddress(), out.totalPendingWriteBytes(), maxOutputBytes);
-            ctx.close();
+        if (pending.readableBytes() >= BATCH_BYTES) {
+            ctx.write(pending); // a long pipeline: hand over what is ready, flush at the end of the read
+            pending = null;
+            ChannelOutboundBuffer out = ctx.channel().unsafe().outboundBuffer();
+            if (out != null && out.totalPendingWriteBytes() > maxOutputBytes) {
+                server.stats.outputBufferClosed.increment();
+                LOG.warn("closing {}: {} bytes of replies unread, over the client output buffer limit of {}",
+                        ctx.channel().remoteAddress(), out.totalPendingWriteBytes(), maxOutputBytes);
+                ctx.close();
+            }
         }
     }
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
+        flushReplies(ctx);
+    }
+
+    /** Forces written data under fsync always, then writes and flushes the replies gathered so far. */
+    private ChannelFuture flushReplies(ChannelHandlerContext ctx) {
         if (server.fsync == FsyncPolicy.ALWAYS && session.dirtyDatabases != 0) {
             forceWritten();
         }
-        ctx.flush();
+        ChannelFuture done;
+        if (pending != null && pending.isReadable()) {
+            done = ctx.writeAndFlush(pending);
+        } else {
+            if (pending != null) {
+                pending.release();
+            }
+            ctx.flush();
+            done = ctx.newSucceededFuture();
+        }
+        pending = null;
+        return done;
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        if (pending != null) {
+            pending.release();
+            pending = null;
+        }
     }
 
     /** Forces the databases this client wrote to disk before their replies go out (group commit per read). */
@@ -86,8 +120,11 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (cause instanceof RespProtocolException) {
             server.stats.protocolErrors.increment();
-            ctx.writeAndFlush(Replies.error("ERR Protocol error: " + cause.getMessage()))
-                    .addListener(ChannelFutureListener.CLOSE);
+            if (pending == null) {
+                pending = ctx.alloc().buffer(256);
+            }
+            RespWriter.write(Replies.error("ERR Protocol error: " + cause.getMessage()), pending);
+            flushReplies(ctx).addListener(ChannelFutureListener.CLOSE);
             return;
         }
         LOG.warn("closing connection {} after an unexpected error", ctx.channel().remoteAddress(), cause);

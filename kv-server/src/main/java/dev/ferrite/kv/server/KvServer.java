@@ -10,7 +10,6 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.codec.redis.RedisEncoder;
 import io.netty.handler.timeout.IdleStateHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -104,7 +103,7 @@ public final class KvServer implements AutoCloseable {
                                 p.addLast(new IdleStateHandler(0, 0, idle, TimeUnit.SECONDS));
                             }
                             p.addLast(new ConnectionGuard(server.stats, maxClients), new RespRequestDecoder(limits),
-                                    new RedisEncoder(), new CommandHandler(server, maxOutput));
+                                    new CommandHandler(server, maxOutput));
                         }
                     })
                     .bind(new InetSocketAddress(address, b.port)).syncUninterruptibly().channel();

@@ -2,7 +2,6 @@ package dev.ferrite.kv.server;
 
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -54,7 +53,15 @@ final class ServerStats {
         }
     }
 
-    private final Map<String, CommandCounter> byCommand = new ConcurrentHashMap<>();
+    /** Counters by command id ({@link CommandTable.Command#id()}). */
+    private final CommandCounter[] byCommand;
+
+    ServerStats() {
+        byCommand = new CommandCounter[CommandTable.count()];
+        for (int i = 0; i < byCommand.length; i++) {
+            byCommand[i] = new CommandCounter();
+        }
+    }
 
     /** Counts one command run that took {@code micros}. */
     void recordLatency(long micros) {
@@ -81,14 +88,19 @@ final class ServerStats {
         final LongAdder errors = new LongAdder();
     }
 
-    /** @return the counter of a command (a known command's lower-case name) */
-    CommandCounter command(String name) {
-        CommandCounter c = byCommand.get(name);
-        return c != null ? c : byCommand.computeIfAbsent(name, n -> new CommandCounter());
+    /** @return the counter of a command, by its id */
+    CommandCounter command(int id) {
+        return byCommand[id];
     }
 
-    /** @return every command's counter by name, sorted */
+    /** @return the counters of the commands called at least once, by name, sorted */
     Map<String, CommandCounter> commands() {
-        return new TreeMap<>(byCommand);
+        Map<String, CommandCounter> out = new TreeMap<>();
+        for (CommandTable.Command c : CommandTable.all()) {
+            if (byCommand[c.id()].calls.sum() > 0) {
+                out.put(c.name(), byCommand[c.id()]);
+            }
+        }
+        return out;
     }
 }

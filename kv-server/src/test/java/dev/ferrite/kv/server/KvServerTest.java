@@ -79,7 +79,7 @@ class KvServerTest {
             assertEquals("OK", c.call("CLIENT", "SETINFO", "lib-name", "jedis"));
             assertEquals("OK", c.call("CLIENT", "SETINFO", "LIB-VER", "5.2.0"));
             assertEquals(new Err("ERR unknown subcommand 'KILL'. Try CLIENT HELP."), c.call("CLIENT", "KILL"));
-            assertEquals(List.of("appendonly", "no", "save", ""), sortedPairs(c.call("CONFIG", "GET", "save", "append*")));
+            assertEquals(List.of("appendfsync", "everysec", "appendonly", "no", "save", ""), sortedPairs(c.call("CONFIG", "GET", "save", "append*")));
             assertEquals(List.of("databases", "16"), c.call("CONFIG", "GET", "data?ases"));
             assertEquals(List.of(), c.call("CONFIG", "GET", "nothing-like-this"));
             assertEquals(new Err("ERR AUTH <password> called without any password configured for the default user."
