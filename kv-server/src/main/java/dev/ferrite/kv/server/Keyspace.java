@@ -50,6 +50,43 @@ final class Keyspace {
         return stored;
     }
 
+    /** Marks a value read in place that has expired (compared by identity). */
+    private static final byte[] EXPIRED = new byte[0];
+    /** Marks a value read in place that is too short for the layout (compared by identity). */
+    private static final byte[] DAMAGED = new byte[0];
+
+    /**
+     * As {@link #live(byte[])} but returns only the string's bytes, copied once from the map's
+     * memory (the value is read in place: no copy of the stored form).
+     *
+     * @return the string of a key that has not expired, or null
+     */
+    byte[] liveData(byte[] key) {
+        long now = System.currentTimeMillis();
+        byte[] data = map.readValue(key, (seg, off, len) -> {
+            if (len < ValueLayout.DATA) {
+                return DAMAGED;
+            }
+            long at = seg.getLong(off + ValueLayout.EXPIRE_AT);
+            if (at != ValueLayout.NO_EXPIRY && at <= now) {
+                return EXPIRED;
+            }
+            byte[] d = new byte[len - ValueLayout.DATA];
+            seg.copyTo(off + ValueLayout.DATA, d, 0, d.length);
+            return d;
+        });
+        if (data == null) {
+            stats.keyspaceMisses.increment();
+            return null;
+        }
+        if (data == EXPIRED || data == DAMAGED) {
+            byte[] stored = live(key); // removes the expired value (or reports the damage) and counts
+            return stored == null ? null : ValueLayout.data(stored);
+        }
+        stats.keyspaceHits.increment();
+        return data;
+    }
+
     /** @return {@code stored} if it is live at {@code now} (null if absent or expired) */
     static byte[] liveAt(byte[] stored, long now) {
         return stored != null && !ValueLayout.expired(stored, now) ? stored : null;
@@ -72,6 +109,10 @@ final class Keyspace {
      * @return whether the value was written (false: the condition failed)
      */
     boolean store(byte[] key, byte[] data, Condition condition, long expireAt, boolean keepTtl, byte[][] oldOut) {
+        if (condition == Condition.ALWAYS && oldOut == null && !keepTtl) {
+            map.putBytes(key, ValueLayout.encode(expireAt, data)); // a blind write: no read of the old value
+            return true;
+        }
         if (condition != Condition.ALWAYS && oldOut == null) {
             // Decide by a read first: a failing condition then costs no write at all.
             boolean present = live(key) != null;

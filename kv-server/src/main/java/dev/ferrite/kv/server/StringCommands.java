@@ -26,7 +26,7 @@ final class StringCommands {
     }
 
     static void register(CommandTable.Registry r) {
-        r.add("get", 2, (c, s, a) -> data(c.keyspace(s).live(a[1])));
+        r.add("get", 2, (c, s, a) -> Replies.bulk(c.keyspace(s).liveData(a[1])));
         r.add("set", -3, StringCommands::set);
         r.add("setnx", 3, (c, s, a) -> Replies.integer(
                 c.keyspace(s).store(a[1], a[2], Keyspace.Condition.NX, ValueLayout.NO_EXPIRY, false, null) ? 1 : 0));
@@ -198,7 +198,7 @@ final class StringCommands {
         Keyspace ks = c.keyspace(s);
         List<RedisMessage> out = new ArrayList<>(a.length - 1);
         for (int i = 1; i < a.length; i++) {
-            out.add(data(ks.live(a[i])));
+            out.add(Replies.bulk(ks.liveData(a[i])));
         }
         return Replies.array(out);
     }
