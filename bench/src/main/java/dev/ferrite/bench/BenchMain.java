@@ -43,7 +43,8 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * {@code results.json} (JMH JSON), {@code report.md} and {@code report.html} to {@code DIR} (default
  * {@code bench-results}) and prints their paths; {@code --publish} also writes the full tables to
  * {@code docs/BENCHMARKS.md} and the summary into {@code README.md} between its
- * {@code <!-- bench-summary -->} markers (run it from the repository's root).
+ * {@code <!-- bench-summary -->} markers (run it from the repository's root). {@code --redis} as the
+ * first argument runs the KV server against Redis instead ({@link dev.ferrite.bench.server.ServerVsRedis}).
  */
 public final class BenchMain {
 
@@ -65,6 +66,10 @@ public final class BenchMain {
      * @throws Exception if the run cannot start
      */
     public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("--redis")) {
+            dev.ferrite.bench.server.ServerVsRedis.run(java.util.Arrays.copyOfRange(args, 1, args.length), System.out);
+            return;
+        }
         boolean ran = !run(args, System.out).isEmpty();
         System.exit(ran || onlyInforms(args) ? 0 : 1);
     }
@@ -176,6 +181,10 @@ public final class BenchMain {
             "  --out DIR   where the results go",
             "  --publish   also write docs/BENCHMARKS.md and the summary in README.md (run from the repository root)",
             "  --help      this, then JMH's options",
+            "",
+            "java -jar bench/target/ferrite-bench.jar --redis [--rounds 3] [--requests 1000000] [--out DIR] [--publish]",
+            "  runs the KV server against a real redis-server with redis-benchmark (no JMH; about 15 minutes):",
+            "  DIR/server-vs-redis.{md,html,csv}; --publish writes docs/SERVER-BENCHMARKS.md and the README summary.",
             "",
             "Every other argument goes to JMH: a benchmark regex (e.g. 'Mix' or 'QueueThroughput'), -p backend=ffm,",
             "-f 3 -i 5 -r 1s, -prof gc; -l lists the benchmarks, -lp with their parameters, -lprof the profilers.",

@@ -61,7 +61,8 @@ final class Publication {
                 + "Written by the bench (`java -jar bench/target/ferrite-bench.jar " + String.join(" ", args)
                 + "`, " + profile + " profile): do not edit by hand; run the bench with `--publish` again. "
                 + "Every group compares Ferrite's backends with the libraries people use instead on one of the seed "
-                + "experiments; `bench-results/report.html` of the same run draws each group as a bar chart.\n\n"
+                + "experiments; `bench-results/report.html` of the same run draws each group as a bar chart. The KV "
+                + "server against Redis has its own page, [SERVER-BENCHMARKS.md](SERVER-BENCHMARKS.md) (`--redis`).\n\n"
                 + report.markdown();
     }
 }

@@ -6,6 +6,7 @@ package dev.ferrite.kv;
  * @param entries        live entries
  * @param sections       sections of the index
  * @param segmentBytes   bytes of pool memory the map's segments hold (header and sections)
+ * @param indexBytes     bytes of the map's header and of the sections' headers and slot tables
  * @param usedBytes      heap bytes holding entries (live or dead) in the current sections
  * @param garbageBytes   heap bytes of removed or overwritten entries (holes), taken by the next new entries of their
  *                       sizes or reclaimed by the next rebuild of their section
@@ -15,6 +16,15 @@ package dev.ferrite.kv;
  * @param damagedReads   reads in this process that met an entry whose checksum did not match, and skipped it
  * @param repairedAtOpen sections this open found locked by dead processes and repaired
  */
-public record MapStats(long entries, int sections, long segmentBytes, long usedBytes, long garbageBytes,
+public record MapStats(long entries, int sections, long segmentBytes, long indexBytes, long usedBytes, long garbageBytes,
                        long rebuilds, long repairs, long droppedEntries, long damagedReads, int repairedAtOpen) {
+
+    /**
+     * @return bytes the map has written: its index and its entries' heaps up to their tops. This is
+     *         what it occupies in RAM and on disk; the rest of {@link #segmentBytes()} is reserved
+     *         for growth and never touched (sparse in a file)
+     */
+    public long writtenBytes() {
+        return indexBytes + usedBytes;
+    }
 }

@@ -1151,6 +1151,7 @@ final class MapStore implements AutoCloseable {
         long entries = 0;
         long segmentBytes = header.size();
         long used = 0;
+        long index = header.size();
         long garbage = 0;
         long repairs = 0;
         long dropped = 0;
@@ -1163,13 +1164,14 @@ final class MapStore implements AutoCloseable {
             try {
                 segmentBytes += v.segment.size();
                 used += v.segment.getLong(HEAP_TOP) - v.heapStart;
+                index += v.heapStart; // the section's header and slot table
                 garbage += v.segment.getLong(GARBAGE);
             } catch (SegmentClosedException e) {
                 checkOpen();
                 s--;
             }
         }
-        return new MapStats(entries, sectionCount, segmentBytes, used, garbage, rebuilds.get(), repairs, dropped,
+        return new MapStats(entries, sectionCount, segmentBytes, index, used, garbage, rebuilds.get(), repairs, dropped,
                 damagedReads.get(), repairedAtOpen);
     }
 

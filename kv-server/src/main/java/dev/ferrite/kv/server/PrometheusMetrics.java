@@ -68,10 +68,10 @@ final class PrometheusMetrics {
             if (map != null) {
                 MapStats s = map.stats();
                 sample(b, "ferrite_keys", "db", Integer.toString(db), s.entries());
-                sample(bytes, "ferrite_offheap_bytes", "db", Integer.toString(db), s.segmentBytes());
+                sample(bytes, "ferrite_offheap_bytes", "db", Integer.toString(db), s.writtenBytes());
             }
         }
-        header(b, "ferrite_offheap_bytes", "gauge", "Pool memory each open database's map holds.");
+        header(b, "ferrite_offheap_bytes", "gauge", "Bytes each open database's map has written (index and entries).");
         b.append(bytes);
         Runtime rt = Runtime.getRuntime();
         gauge(b, "ferrite_heap_used_bytes", "JVM heap in use.", rt.totalMemory() - rt.freeMemory());

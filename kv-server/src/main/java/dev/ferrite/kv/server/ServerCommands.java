@@ -1,6 +1,7 @@
 package dev.ferrite.kv.server;
 
 import dev.ferrite.kv.FerriteMap;
+import dev.ferrite.kv.MapStats;
 import io.netty.handler.codec.redis.RedisMessage;
 
 import java.io.IOException;
@@ -104,10 +105,13 @@ final class ServerCommands {
         }
         if (all || wanted.contains("memory")) {
             long offHeap = 0;
+            long reserved = 0;
             for (int i = 0; i < Databases.COUNT; i++) {
                 FerriteMap<byte[], byte[]> map = c.databases.ifOpen(i);
                 if (map != null) {
-                    offHeap += map.stats().segmentBytes();
+                    MapStats stats = map.stats();
+                    offHeap += stats.writtenBytes();
+                    reserved += stats.segmentBytes();
                 }
             }
             Runtime rt = Runtime.getRuntime();
@@ -115,7 +119,8 @@ final class ServerCommands {
             section(b, "Memory");
             line(b, "used_memory", offHeap + heap);
             line(b, "used_memory_human", human(offHeap + heap));
-            line(b, "used_memory_offheap", offHeap);
+            line(b, "used_memory_offheap", offHeap); // the maps' index and entries
+            line(b, "used_memory_offheap_reserved", reserved); // their segments, including untouched room to grow
             line(b, "used_memory_heap", heap);
             line(b, "used_memory_rss", residentBytes());
             line(b, "maxmemory", 0);

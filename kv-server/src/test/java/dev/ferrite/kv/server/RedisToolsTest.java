@@ -5,7 +5,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,8 +14,6 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.abort;
 
 /**
  * Redis's own tools against the server: a scripted {@code redis-cli} session (which prints an
@@ -43,17 +40,7 @@ class RedisToolsTest {
     }
 
     private static String tool(String name) {
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-            Path p = Path.of(dir, name);
-            if (Files.isExecutable(p)) {
-                return p.toString();
-            }
-        }
-        if (System.getenv("CI") != null) {
-            fail(name + " is not installed: .ci/run installs Debian's redis-tools");
-        }
-        abort(name + " is not installed (Debian package redis-tools); skipped outside CI");
-        return null;
+        return ExternalTools.require(name, "redis-tools");
     }
 
     private static List<String> run(Path stdin, String... command) throws Exception {

@@ -1,0 +1,181 @@
+package dev.ferrite.bench.server;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A server process under test (redis-server or ferrite-kv-server), pinned to one core with
+ * {@code taskset}, on a free loopback port, its output in a log file. {@link #close()} sends
+ * SIGTERM and waits.
+ */
+final class ServerProcess implements AutoCloseable {
+
+    final String name;
+    final int port;
+    private final Process process;
+    private final Path log;
+
+    private ServerProcess(String name, int port, Process process, Path log) {
+        this.name = name;
+        this.port = port;
+        this.process = process;
+        this.log = log;
+    }
+
+    /**
+     * Starts {@code command} pinned to {@code core} and waits until it answers PING.
+     *
+     * @param command the server's command line; {@code {port}} is replaced by the chosen port
+     */
+    static ServerProcess start(String name, int core, List<String> command, Path log) throws IOException {
+        int port = freePort();
+        List<String> cmd = new ArrayList<>(List.of("taskset", "-c", Integer.toString(core)));
+        for (String c : command) {
+            cmd.add(c.replace("{port}", Integer.toString(port)));
+        }
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        ServerProcess server = new ServerProcess(name, port, p, log);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            try {
+                if ("+PONG".equals(server.call("PING"))) {
+                    return server;
+                }
+            } catch (IOException notYet) {
+                // starting
+            }
+            if (!p.isAlive() || System.nanoTime() > deadline) {
+                p.destroyForcibly();
+                throw new IOException(name + " did not start (" + String.join(" ", cmd) + "); its output: "
+                        + Files.readString(log));
+            }
+            sleep(100);
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** @return the process id */
+    long pid() {
+        return process.pid();
+    }
+
+    /** @return the process's resident memory in bytes (VmRSS from /proc) */
+    long residentBytes() throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid()), "status"))) {
+            if (line.startsWith("VmRSS:")) {
+                return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+            }
+        }
+        throw new IOException("no VmRSS for " + name);
+    }
+
+    /**
+     * Sends one command and returns the first line of its reply (for a bulk reply, the whole
+     * payload as text).
+     */
+    String call(String... args) throws IOException {
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            s.setSoTimeout(600_000);
+            OutputStream out = s.getOutputStream();
+            out.write(encode(args));
+            out.flush();
+            InputStream in = s.getInputStream();
+            String first = line(in);
+            if (first.startsWith("$")) {
+                int n = Integer.parseInt(first.substring(1));
+                return n < 0 ? null : new String(in.readNBytes(n), StandardCharsets.UTF_8);
+            }
+            return first;
+        }
+    }
+
+    /**
+     * Loads {@code count} keys {@code key:%012d} (redis-benchmark's key form) with values of
+     * {@code valueBytes} bytes, pipelined in batches, and checks every reply.
+     */
+    void load(int count, int valueBytes) throws IOException {
+        byte[] value = "x".repeat(valueBytes).getBytes(StandardCharsets.US_ASCII);
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            s.setSoTimeout(600_000);
+            OutputStream out = new java.io.BufferedOutputStream(s.getOutputStream(), 1 << 16);
+            InputStream in = new java.io.BufferedInputStream(s.getInputStream(), 1 << 16);
+            int batch = 1000;
+            for (int from = 0; from < count; from += batch) {
+                int to = Math.min(count, from + batch);
+                for (int i = from; i < to; i++) {
+                    out.write(encode("SET", String.format("key:%012d", i), new String(value, StandardCharsets.US_ASCII)));
+                }
+                out.flush();
+                for (int i = from; i < to; i++) {
+                    String reply = line(in);
+                    if (!reply.equals("+OK")) {
+                        throw new IOException(name + " answered " + reply + " to SET number " + i);
+                    }
+                }
+            }
+        }
+    }
+
+    private static byte[] encode(String... args) {
+        StringBuilder b = new StringBuilder("*").append(args.length).append("\r\n");
+        for (String a : args) {
+            b.append('$').append(a.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(a).append("\r\n");
+        }
+        return b.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String line(InputStream in) throws IOException {
+        StringBuilder b = new StringBuilder();
+        int c;
+        while ((c = in.read()) != '\r') {
+            if (c < 0) {
+                throw new IOException("connection closed");
+            }
+            b.append((char) c);
+        }
+        in.read();
+        return b.toString();
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** @return the log file */
+    File logFile() {
+        return log.toFile();
+    }
+
+    /** Sends SIGTERM and waits up to 30 s, then kills. */
+    @Override
+    public void close() {
+        process.destroy();
+        try {
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+        }
+    }
+}

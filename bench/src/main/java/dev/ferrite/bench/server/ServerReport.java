@@ -1,0 +1,183 @@
+package dev.ferrite.bench.server;
+
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The server bench's report: a Markdown table and an HTML page with a bar chart of each test's
+ * throughput on both servers (median of the rounds, with the range), their ratio and latencies,
+ * and the memory for 1M keys; a CSV of every round; the README summary. Stateless.
+ */
+final class ServerReport {
+
+    /** The line before the README's server summary. */
+    static final String BEGIN = "<!-- server-bench:begin (written by the bench's --redis --publish) -->";
+    /** The line after it. */
+    static final String END = "<!-- server-bench:end -->";
+
+    private ServerReport() {
+    }
+
+    /** The median and range of one server's rounds of one test. */
+    record Summary(double rps, double min, double max, double p50, double p99) {
+        static Summary of(List<BenchmarkRow> rows) {
+            List<Double> rps = new ArrayList<>();
+            List<Double> p50 = new ArrayList<>();
+            List<Double> p99 = new ArrayList<>();
+            for (BenchmarkRow r : rows) {
+                rps.add(r.requestsPerSecond());
+                p50.add(r.p50Millis());
+                p99.add(r.p99Millis());
+            }
+            return new Summary(median(rps), rps.stream().mapToDouble(d -> d).min().orElse(0),
+                    rps.stream().mapToDouble(d -> d).max().orElse(0), median(p50), median(p99));
+        }
+
+        private static double median(List<Double> values) {
+            List<Double> s = new ArrayList<>(values);
+            s.sort(null);
+            int n = s.size();
+            return n == 0 ? 0 : n % 2 == 1 ? s.get(n / 2) : (s.get(n / 2 - 1) + s.get(n / 2)) / 2;
+        }
+    }
+
+    private static String mode(int pipeline) {
+        return pipeline == 1 ? "unpipelined" : "-P " + pipeline;
+    }
+
+    static String setup(ServerVsRedis.ServerResults r) {
+        return String.format(Locale.ROOT, "Run %s on %s; %s; Redis %s. Both servers pinned to core 0 with `taskset`, "
+                        + "`redis-benchmark` to core 1: `-t %s -n %,d -r %,d -d %d -c %d`, unpipelined and with `-P %d`, "
+                        + "%d rounds alternating which server goes first, after a warm-up pass on each. Redis: "
+                        + "`appendonly yes`, `appendfsync everysec`; Ferrite: `--fsync everysec --threads 1`, `-XX:+UseSerialGC -Xmx512m`. "
+                        + "Throughput is the median of the rounds (range in brackets); p50/p99 are medians of the rounds' "
+                        + "percentiles, in ms.\n\n",
+                ZonedDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm z")), r.cpu, r.java,
+                r.redisVersion, ServerVsRedis.TESTS, r.requests, ServerVsRedis.KEY_RANGE, ServerVsRedis.VALUE_BYTES,
+                ServerVsRedis.CLIENTS, ServerVsRedis.PIPELINE, r.rounds);
+    }
+
+    static String markdown(ServerVsRedis.ServerResults r) {
+        StringBuilder b = new StringBuilder();
+        b.append(setup(r));
+        b.append("| mode | test | Redis req/s | Ferrite req/s | Ferrite / Redis | Redis p50 / p99 | Ferrite p50 / p99 |\n");
+        b.append("|---|---|---:|---:|---:|---:|---:|\n");
+        for (Map.Entry<Integer, Map<String, Map<String, List<BenchmarkRow>>>> m : r.rows.entrySet()) {
+            for (Map.Entry<String, Map<String, List<BenchmarkRow>>> t : m.getValue().entrySet()) {
+                Summary redis = Summary.of(t.getValue().getOrDefault("Redis", List.of()));
+                Summary ferrite = Summary.of(t.getValue().getOrDefault("Ferrite", List.of()));
+                b.append(String.format(Locale.ROOT, "| %s | %s | %,.0f (%,.0f–%,.0f) | %,.0f (%,.0f–%,.0f) | **%.2fx** | %.3f / %.3f | %.3f / %.3f |%n",
+                        mode(m.getKey()), t.getKey(), redis.rps(), redis.min(), redis.max(), ferrite.rps(), ferrite.min(),
+                        ferrite.max(), ferrite.rps() / redis.rps(), redis.p50(), redis.p99(), ferrite.p50(), ferrite.p99()));
+            }
+        }
+        b.append("\nMemory with exactly 1,000,000 keys of 100 bytes (`key:%012d`), after a full GC for Ferrite:\n\n");
+        b.append("| server | keys | used_memory (INFO) | resident set (RSS) |\n|---|---:|---:|---:|\n");
+        for (Map.Entry<String, long[]> e : r.memory.entrySet()) {
+            long[] m = e.getValue();
+            b.append(String.format(Locale.ROOT, "| %s | %,d | %,.1f MiB | %,.1f MiB |%n", e.getKey(), m[0], m[1] / 1048576.0,
+                    m[2] / 1048576.0));
+        }
+        b.append("\nFerrite's used_memory is what its maps have written (index and entries, in the memory-mapped "
+                + "file) plus the JVM heap in use; Redis's is its allocator's count. The resident set is what the machine "
+                + "gives each process: for Ferrite it also counts the JVM itself (code, metaspace, the committed heap) and "
+                + "every page of the mapped files the benchmark rounds touched before the load.\n");
+        return b.toString();
+    }
+
+    /** The README's short form: one line per test and mode, and memory. */
+    static String summary(ServerVsRedis.ServerResults r) {
+        StringBuilder b = new StringBuilder();
+        b.append("Ferrite KV server against Redis ").append(r.redisVersion)
+                .append(" on the same core (`java -jar bench/target/ferrite-bench.jar --redis`; median of ")
+                .append(r.rounds).append(" rounds; full table in [docs/SERVER-BENCHMARKS.md](docs/SERVER-BENCHMARKS.md)):\n\n");
+        b.append("| test | unpipelined: Ferrite / Redis | `-P 16`: Ferrite / Redis |\n|---|---:|---:|\n");
+        Map<String, Map<String, List<BenchmarkRow>>> plain = r.rows.getOrDefault(1, Map.of());
+        Map<String, Map<String, List<BenchmarkRow>>> piped = r.rows.getOrDefault(ServerVsRedis.PIPELINE, Map.of());
+        for (String test : plain.keySet()) {
+            b.append("| ").append(test).append(" | ").append(ratio(plain.get(test))).append(" | ")
+                    .append(ratio(piped.get(test))).append(" |\n");
+        }
+        long[] redis = r.memory.get("Redis");
+        long[] ferrite = r.memory.get("Ferrite");
+        if (redis != null && ferrite != null) {
+            b.append(String.format(Locale.ROOT, "%nMemory for 1M keys of 100 B: Redis used_memory %.0f MiB (RSS %.0f MiB), "
+                            + "Ferrite %.0f MiB (RSS %.0f MiB).%n", redis[1] / 1048576.0, redis[2] / 1048576.0,
+                    ferrite[1] / 1048576.0, ferrite[2] / 1048576.0));
+        }
+        return b.toString();
+    }
+
+    private static String ratio(Map<String, List<BenchmarkRow>> byServer) {
+        if (byServer == null) {
+            return "–";
+        }
+        Summary redis = Summary.of(byServer.getOrDefault("Redis", List.of()));
+        Summary ferrite = Summary.of(byServer.getOrDefault("Ferrite", List.of()));
+        return String.format(Locale.ROOT, "%.2fx (%,.0f vs %,.0f req/s)", ferrite.rps() / redis.rps(), ferrite.rps(), redis.rps());
+    }
+
+    static String csv(ServerVsRedis.ServerResults r) {
+        StringBuilder b = new StringBuilder("pipeline,test,server,round,rps,p50_ms,p99_ms\n");
+        r.rows.forEach((pipeline, tests) -> tests.forEach((test, servers) -> servers.forEach((server, rows) -> {
+            for (int i = 0; i < rows.size(); i++) {
+                BenchmarkRow row = rows.get(i);
+                b.append(pipeline).append(",\"").append(test).append("\",").append(server).append(',').append(i + 1)
+                        .append(',').append(row.requestsPerSecond()).append(',').append(row.p50Millis()).append(',')
+                        .append(row.p99Millis()).append('\n');
+            }
+        })));
+        return b.toString();
+    }
+
+    static String html(ServerVsRedis.ServerResults r) {
+        StringBuilder h = new StringBuilder("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                + "<title>Ferrite KV server vs Redis</title>\n<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}"
+                + "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:right}"
+                + "svg text{font-size:12px}</style></head><body>\n<h1>Ferrite KV server vs Redis</h1>\n<p>")
+                .append(escape(setup(r))).append("</p>\n");
+        for (Map.Entry<Integer, Map<String, Map<String, List<BenchmarkRow>>>> m : r.rows.entrySet()) {
+            h.append("<h2>").append(mode(m.getKey())).append("</h2>\n");
+            double top = 1;
+            for (Map<String, List<BenchmarkRow>> byServer : m.getValue().values()) {
+                for (List<BenchmarkRow> rows : byServer.values()) {
+                    top = Math.max(top, Summary.of(rows).max());
+                }
+            }
+            int rowHeight = 18;
+            int width = 420;
+            int label = 140;
+            int height = m.getValue().size() * (2 * rowHeight + 10) + 10;
+            h.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"").append(label + width + 140).append("\" height=\"")
+                    .append(height).append("\">\n");
+            int y = 5;
+            for (Map.Entry<String, Map<String, List<BenchmarkRow>>> t : m.getValue().entrySet()) {
+                for (String server : List.of("Redis", "Ferrite")) {
+                    Summary s = Summary.of(t.getValue().getOrDefault(server, List.of()));
+                    int w = (int) Math.round(width * s.rps() / top);
+                    h.append(String.format(Locale.ROOT, "<text x=\"0\" y=\"%d\">%s %s</text>"
+                                    + "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>"
+                                    + "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#333\"/>"
+                                    + "<text x=\"%d\" y=\"%d\">%,.0f/s</text>%n",
+                            y + 13, escape(t.getKey()), server, label, y, w, rowHeight - 3,
+                            server.equals("Redis") ? "#999" : "#d9822b",
+                            label + (int) Math.round(width * s.min() / top), label + (int) Math.round(width * s.max() / top),
+                            y + rowHeight / 2, y + rowHeight / 2, label + w + 5, y + 13, s.rps()));
+                    y += rowHeight;
+                }
+                y += 10;
+            }
+            h.append("</svg>\n");
+        }
+        h.append("<pre>").append(escape(markdown(r))).append("</pre>\n</body></html>\n");
+        return h.toString();
+    }
+
+    private static String escape(String s) {
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
+    }
+}

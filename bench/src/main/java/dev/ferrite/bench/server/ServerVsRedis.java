@@ -1,0 +1,205 @@
+package dev.ferrite.bench.server;
+
+import dev.ferrite.bench.JvmFlags;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The KV server against a real Redis on this machine:
+ *
+ * <pre>
+ * java -jar bench/target/ferrite-bench.jar --redis [--rounds 3] [--requests 1000000] [--out DIR] [--publish]
+ * </pre>
+ *
+ * <p>Starts {@code redis-server} (installed with apt-get if missing and running as root; with an
+ * append-only file, {@code appendfsync everysec}) and {@code ferrite-kv-server} ({@code --fsync
+ * everysec}, one event-loop thread, {@code -XX:+UseSerialGC -Xmx512m}), each pinned with {@code taskset} to core 0 and on a free
+ * loopback port; runs {@code redis-benchmark} pinned to core 1 with {@code -t set,get,incr,mset
+ * -n N -r 1000000 -d 100 -c 50}, unpipelined and with {@code -P 16}, after one warm-up pass on
+ * each server, for several rounds alternating which server goes first; then loads exactly
+ * 1,000,000 keys of 100 bytes into each and reads their memory ({@code INFO memory}'s
+ * {@code used_memory} and the process's resident set). Writes {@code server-vs-redis.md},
+ * {@code .html} and {@code .csv} into DIR (default {@code bench-results}); {@code --publish} also
+ * writes {@code docs/SERVER-BENCHMARKS.md} and the summary into {@code README.md} between its
+ * server-bench markers. Needs 2 cores or more, {@code taskset} and {@code redis-benchmark}.
+ */
+public final class ServerVsRedis {
+
+    /** The tests redis-benchmark runs, in order. */
+    static final String TESTS = "set,get,incr,mset";
+    static final int KEY_RANGE = 1_000_000;
+    static final int VALUE_BYTES = 100;
+    static final int CLIENTS = 50;
+    static final int PIPELINE = 16;
+    static final int MEMORY_KEYS = 1_000_000;
+
+    private ServerVsRedis() {
+    }
+
+    /**
+     * @param args see the class description
+     * @param out  progress
+     * @throws Exception if a tool is missing, a server does not start or a run fails
+     */
+    public static void run(String[] args, PrintStream out) throws Exception {
+        int rounds = 3;
+        int requests = 1_000_000;
+        Path dir = Path.of("bench-results");
+        boolean publish = false;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+                case "--requests" -> requests = Integer.parseInt(args[++i]);
+                case "--out" -> dir = Path.of(args[++i]);
+                case "--publish" -> publish = true;
+                default -> throw new IllegalArgumentException("unknown argument " + args[i]
+                        + " (--redis takes --rounds N, --requests N, --out DIR, --publish)");
+            }
+        }
+        if (Runtime.getRuntime().availableProcessors() < 2) {
+            throw new IllegalStateException("the server bench pins the servers and redis-benchmark to different cores: "
+                    + "it needs 2 cores, this machine has " + Runtime.getRuntime().availableProcessors());
+        }
+        Tools.ensure(out);
+        Files.createDirectories(dir);
+        Path work = Files.createTempDirectory("ferrite-vs-redis");
+        ServerResults results = new ServerResults(rounds, requests, Tools.redisVersion(), Tools.cpuModel());
+        try (ServerProcess redis = ServerProcess.start("Redis", 0, List.of("redis-server", "--port", "{port}",
+                "--bind", "127.0.0.1", "--dir", mkdir(work.resolve("redis")).toString(), "--save", "",
+                "--appendonly", "yes", "--appendfsync", "everysec", "--daemonize", "no"), work.resolve("redis.log"));
+             ServerProcess ferrite = ServerProcess.start("Ferrite", 0, ferriteCommand(work), work.resolve("ferrite.log"))) {
+            out.printf("redis-server on port %d (pid %d), ferrite-kv-server on port %d (pid %d), both on core 0%n",
+                    redis.port, redis.pid(), ferrite.port, ferrite.pid());
+            for (ServerProcess s : List.of(redis, ferrite)) {
+                out.println("warm-up: " + s.name);
+                Tools.redisBenchmark(s.port, Math.min(requests, 300_000), PIPELINE, out);
+                Tools.redisBenchmark(s.port, Math.min(requests, 100_000), 1, out);
+            }
+            for (int round = 1; round <= rounds; round++) {
+                for (int pipeline : new int[] {1, PIPELINE}) {
+                    List<ServerProcess> order = round % 2 == 1 ? List.of(redis, ferrite) : List.of(ferrite, redis);
+                    for (ServerProcess s : order) {
+                        out.printf("round %d/%d, %s, pipeline %d%n", round, rounds, s.name, pipeline);
+                        for (BenchmarkRow row : Tools.redisBenchmark(s.port, requests, pipeline, out)) {
+                            results.add(pipeline, row.test(), s.name, row);
+                        }
+                    }
+                }
+            }
+            for (ServerProcess s : List.of(redis, ferrite)) {
+                out.println("memory: loading " + MEMORY_KEYS + " keys of " + VALUE_BYTES + " B into " + s.name);
+                String flushed = s.call("FLUSHALL");
+                if (!flushed.equals("+OK")) {
+                    throw new IOException(s.name + " answered " + flushed + " to FLUSHALL");
+                }
+                s.load(MEMORY_KEYS, VALUE_BYTES);
+                Tools.settle(s);
+                String info = s.call("INFO", "memory");
+                long keys = Long.parseLong(s.call("DBSIZE").substring(1));
+                results.memory(s.name, keys, Tools.infoField(info, "used_memory"), s.residentBytes());
+            }
+        } finally {
+            Tools.deleteTree(work);
+        }
+        List<Path> written = results.write(dir);
+        written.forEach(p -> out.println("wrote " + p));
+        if (publish) {
+            for (Path p : results.publish(Path.of("."), args)) {
+                out.println("published " + p);
+            }
+        }
+        out.print(results.markdown());
+    }
+
+    private static List<String> ferriteCommand(Path work) throws IOException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(JvmFlags.forks().stream().filter(f -> !f.startsWith("-Xm")).toList());
+        // One core: the serial collector, and a heap sized for a server whose data lives off the heap.
+        cmd.addAll(List.of("-XX:+UseSerialGC", "-Xmx512m", "-cp", System.getProperty("java.class.path"),
+                "dev.ferrite.kv.server.Main", "--port", "{port}", "--http-port", "-1", "--threads", "1",
+                "--fsync", "everysec", "--data", mkdir(work.resolve("ferrite")).toString()));
+        return cmd;
+    }
+
+    private static Path mkdir(Path p) throws IOException {
+        return Files.createDirectories(p);
+    }
+
+    /** The results of one run, grouped by pipeline depth, test and server. */
+    static final class ServerResults {
+        final int rounds;
+        final int requests;
+        final String redisVersion;
+        final String cpu;
+        final String java = System.getProperty("java.vm.name") + " " + System.getProperty("java.version");
+        /** pipeline → test → server → one row per round. */
+        final Map<Integer, Map<String, Map<String, List<BenchmarkRow>>>> rows = new LinkedHashMap<>();
+        /** server → {keys, used_memory, rss}. */
+        final Map<String, long[]> memory = new LinkedHashMap<>();
+
+        ServerResults(int rounds, int requests, String redisVersion, String cpu) {
+            this.rounds = rounds;
+            this.requests = requests;
+            this.redisVersion = redisVersion;
+            this.cpu = cpu;
+        }
+
+        void add(int pipeline, String test, String server, BenchmarkRow row) {
+            rows.computeIfAbsent(pipeline, p -> new LinkedHashMap<>()).computeIfAbsent(test, t -> new LinkedHashMap<>())
+                    .computeIfAbsent(server, s -> new ArrayList<>()).add(row);
+        }
+
+        void memory(String server, long keys, long usedMemory, long rss) {
+            memory.put(server, new long[] {keys, usedMemory, rss});
+        }
+
+        String markdown() {
+            return ServerReport.markdown(this);
+        }
+
+        List<Path> write(Path dir) throws IOException {
+            Path md = dir.resolve("server-vs-redis.md");
+            Path html = dir.resolve("server-vs-redis.html");
+            Path csv = dir.resolve("server-vs-redis.csv");
+            Files.writeString(md, ServerReport.markdown(this), StandardCharsets.UTF_8);
+            Files.writeString(html, ServerReport.html(this), StandardCharsets.UTF_8);
+            Files.writeString(csv, ServerReport.csv(this), StandardCharsets.UTF_8);
+            return List.of(md, html, csv);
+        }
+
+        List<Path> publish(Path root, String[] args) throws IOException {
+            Path page = root.resolve("docs").resolve("SERVER-BENCHMARKS.md");
+            Files.writeString(page, "# Ferrite KV server vs Redis\n\nWritten by `java -jar bench/target/ferrite-bench.jar --redis "
+                    + String.join(" ", args) + "`: do not edit by hand.\n\n" + ServerReport.markdown(this),
+                    StandardCharsets.UTF_8);
+            Path readme = root.resolve("README.md");
+            String text = Files.readString(readme, StandardCharsets.UTF_8);
+            int begin = text.indexOf(ServerReport.BEGIN);
+            int end = text.indexOf(ServerReport.END);
+            if (begin < 0 || end < begin) {
+                throw new IOException("README.md must hold the lines " + ServerReport.BEGIN + " and " + ServerReport.END);
+            }
+            Files.writeString(readme, text.substring(0, begin + ServerReport.BEGIN.length()) + "\n"
+                    + ServerReport.summary(this) + text.substring(end), StandardCharsets.UTF_8);
+            return List.of(page, readme);
+        }
+    }
+
+    static void sleep(long ms) {
+        try {
+            TimeUnit.MILLISECONDS.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

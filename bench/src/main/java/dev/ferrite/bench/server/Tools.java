@@ -1,0 +1,135 @@
+package dev.ferrite.bench.server;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+
+/** The external programs the server bench runs: apt-get, redis-benchmark, taskset, jcmd. Stateless. */
+final class Tools {
+
+    private Tools() {
+    }
+
+    /** Installs redis-server and redis-tools with apt-get if they are missing (as root), else explains. */
+    static void ensure(PrintStream out) throws IOException, InterruptedException {
+        List<String> missing = new ArrayList<>();
+        if (!onPath("redis-server")) {
+            missing.add("redis-server");
+        }
+        if (!onPath("redis-benchmark")) {
+            missing.add("redis-tools");
+        }
+        if (!onPath("taskset")) {
+            missing.add("util-linux");
+        }
+        if (missing.isEmpty()) {
+            return;
+        }
+        if (!"root".equals(System.getProperty("user.name"))) {
+            throw new IllegalStateException("the server bench needs " + missing + ": install them (sudo apt-get install -y "
+                    + String.join(" ", missing) + ") or run it as root, which installs them");
+        }
+        out.println("installing " + missing + " with apt-get");
+        run(List.of("apt-get", "update", "-qq"), null);
+        List<String> cmd = new ArrayList<>(List.of("apt-get", "install", "-y", "-qq"));
+        cmd.addAll(missing);
+        run(cmd, null);
+    }
+
+    private static boolean onPath(String program) {
+        for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(":")) {
+            if (Files.isExecutable(Path.of(dir, program))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @return {@code redis-server --version}'s version, e.g. "7.0.15" */
+    static String redisVersion() throws IOException, InterruptedException {
+        String v = run(List.of("redis-server", "--version"), null);
+        int at = v.indexOf("v=");
+        return at < 0 ? v.strip() : v.substring(at + 2).split("\\s")[0];
+    }
+
+    /** @return the CPU model from /proc/cpuinfo and the core count */
+    static String cpuModel() {
+        try (Stream<String> lines = Files.lines(Path.of("/proc/cpuinfo"))) {
+            String model = lines.filter(l -> l.startsWith("model name")).findFirst()
+                    .map(l -> l.substring(l.indexOf(':') + 1).strip()).orElse("unknown CPU");
+            return model + ", " + Runtime.getRuntime().availableProcessors() + " cores";
+        } catch (IOException e) {
+            return "unknown CPU";
+        }
+    }
+
+    /** Runs redis-benchmark pinned to core 1 against a port and returns its rows. */
+    static List<BenchmarkRow> redisBenchmark(int port, int requests, int pipeline, PrintStream out)
+            throws IOException, InterruptedException {
+        List<String> cmd = List.of("taskset", "-c", "1", "redis-benchmark", "-h", "127.0.0.1", "-p", Integer.toString(port),
+                "-t", ServerVsRedis.TESTS, "-n", Integer.toString(requests), "-r", Integer.toString(ServerVsRedis.KEY_RANGE),
+                "-d", Integer.toString(ServerVsRedis.VALUE_BYTES), "-c", Integer.toString(ServerVsRedis.CLIENTS),
+                "-P", Integer.toString(pipeline), "--csv");
+        List<BenchmarkRow> rows = BenchmarkRow.parseCsv(run(cmd, null));
+        for (BenchmarkRow r : rows) {
+            out.printf("  %-16s %12.0f req/s  p50 %.3f ms  p99 %.3f ms%n", r.test(), r.requestsPerSecond(), r.p50Millis(),
+                    r.p99Millis());
+        }
+        if (rows.size() != 4) {
+            throw new IOException("redis-benchmark gave " + rows.size() + " rows, not 4: " + rows);
+        }
+        return rows;
+    }
+
+    /** Lets a server reach its resting memory: a full GC for the JVM server (jcmd), then a second's pause. */
+    static void settle(ServerProcess server) throws IOException, InterruptedException {
+        if (server.name.equals("Ferrite")) {
+            Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+            if (Files.isExecutable(jcmd)) {
+                run(List.of(jcmd.toString(), Long.toString(server.pid()), "GC.run"), null);
+            }
+        }
+        Thread.sleep(1000);
+    }
+
+    /** @return a numeric field of an INFO reply */
+    static long infoField(String info, String field) throws IOException {
+        for (String line : info.split("\\R")) {
+            if (line.startsWith(field + ":")) {
+                return Long.parseLong(line.substring(field.length() + 1).strip());
+            }
+        }
+        throw new IOException("INFO has no " + field + ": " + info);
+    }
+
+    /** Runs a command, returns its output; fails with the output if it exits non-zero. */
+    static String run(List<String> cmd, Path dir) throws IOException, InterruptedException {
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        if (dir != null) {
+            pb.directory(dir.toFile());
+        }
+        Process p = pb.start();
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (p.waitFor() != 0) {
+            throw new IOException(String.join(" ", cmd) + " failed with exit code " + p.exitValue() + ": " + output);
+        }
+        return output;
+    }
+
+    static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> all = Files.walk(root)) {
+            for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}

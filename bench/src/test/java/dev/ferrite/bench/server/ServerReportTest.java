@@ -1,0 +1,55 @@
+package dev.ferrite.bench.server;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The server bench's parsing of redis-benchmark's CSV and its report, without running servers. */
+class ServerReportTest {
+
+    private static final String CSV = String.join("\n",
+            "\"test\",\"rps\",\"avg_latency_ms\",\"min_latency_ms\",\"p50_latency_ms\",\"p95_latency_ms\",\"p99_latency_ms\",\"max_latency_ms\"",
+            "\"SET\",\"133511.34\",\"0.234\",\"0.064\",\"0.207\",\"0.391\",\"0.567\",\"2.399\"",
+            "\"MSET (10 keys)\",\"30670.14\",\"1.544\",\"0.184\",\"1.063\",\"5.383\",\"7.007\",\"28.799\"");
+
+    @Test
+    void redisBenchmarkCsvIsParsed() {
+        List<BenchmarkRow> rows = BenchmarkRow.parseCsv("some progress line\r" + CSV + "\n");
+        assertEquals(List.of(new BenchmarkRow("SET", 133511.34, 0.207, 0.567),
+                new BenchmarkRow("MSET (10 keys)", 30670.14, 1.063, 7.007)), rows);
+        assertThrows(IllegalArgumentException.class, () -> BenchmarkRow.parseCsv("SET: 1000 requests per second"));
+    }
+
+    @Test
+    void theReportGivesMediansRangesRatiosAndMemory(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        ServerVsRedis.ServerResults r = new ServerVsRedis.ServerResults(3, 1000, "7.0.15", "test CPU");
+        double[] redis = {100_000, 120_000, 110_000};
+        double[] ferrite = {90_000, 150_000, 132_000};
+        for (int i = 0; i < 3; i++) {
+            r.add(1, "GET", "Redis", new BenchmarkRow("GET", redis[i], 0.2, 0.5 + i));
+            r.add(1, "GET", "Ferrite", new BenchmarkRow("GET", ferrite[i], 0.3, 0.9));
+            r.add(16, "GET", "Redis", new BenchmarkRow("GET", 500_000, 1.2, 3.0));
+            r.add(16, "GET", "Ferrite", new BenchmarkRow("GET", 400_000, 1.5, 4.0));
+        }
+        r.memory("Redis", 1_000_000, 200L << 20, 210L << 20);
+        r.memory("Ferrite", 1_000_000, 180L << 20, 270L << 20);
+        String md = r.markdown();
+        // medians 110,000 and 132,000: ratio 1.20; range is min–max of the rounds
+        assertTrue(md.contains("| unpipelined | GET | 110,000 (100,000–120,000) | 132,000 (90,000–150,000) | **1.20x** | 0.200 / 1.500 | 0.300 / 0.900 |"), md);
+        assertTrue(md.contains("| -P 16 | GET | 500,000 (500,000–500,000) | 400,000 (400,000–400,000) | **0.80x** |"), md);
+        assertTrue(md.contains("| Ferrite | 1,000,000 | 180.0 MiB | 270.0 MiB |"), md);
+        String summary = ServerReport.summary(r);
+        assertTrue(summary.contains("| GET | 1.20x (132,000 vs 110,000 req/s) | 0.80x (400,000 vs 500,000 req/s) |"), summary);
+        List<Path> files = r.write(dir);
+        assertEquals(3, files.size());
+        String html = Files.readString(dir.resolve("server-vs-redis.html"));
+        assertTrue(html.contains("<svg") && html.contains("132,000/s"), html);
+        assertEquals(13, Files.readAllLines(dir.resolve("server-vs-redis.csv")).size()); // header + 12 rounds
+    }
+}
