@@ -149,13 +149,22 @@ final class HttpApi extends SimpleChannelInboundHandler<FullHttpRequest> {
             byte[] value = ByteBufUtil.getBytes(request.content());
             byte[][] old = {null};
             ks.store(key, value, Keyspace.Condition.ALWAYS, expireAt, false, old);
+            forceIfAlways(db);
             return empty(old[0] == null ? HttpResponseStatus.CREATED : HttpResponseStatus.OK);
         }
         if (method.equals(HttpMethod.DELETE)) {
-            return ks.remove(key) != null ? empty(HttpResponseStatus.NO_CONTENT)
-                    : error(HttpResponseStatus.NOT_FOUND, "no such key");
+            boolean removed = ks.remove(key) != null;
+            forceIfAlways(db);
+            return removed ? empty(HttpResponseStatus.NO_CONTENT) : error(HttpResponseStatus.NOT_FOUND, "no such key");
         }
         return notAllowed();
+    }
+
+    /** Under {@link FsyncPolicy#ALWAYS}, forces a written database to disk before the response leaves. */
+    private void forceIfAlways(int db) {
+        if (server.fsync == FsyncPolicy.ALWAYS) {
+            server.databases.get(db).pool().force();
+        }
     }
 
     private boolean authorized(FullHttpRequest request) {

@@ -286,7 +286,10 @@ public final class KvServer implements AutoCloseable {
             return this;
         }
 
-        /** @param count most connections open at once, at least 1 (default 10,000, Redis's maxclients) */
+        /**
+         * @param count most connections open at once, RESP and HTTP together, at least 1 (default
+         *              10,000, Redis's maxclients); one more gets Redis's error and is closed
+         */
         public Builder maxClients(int count) {
             if (count < 1) {
                 throw new FerriteException("maxclients " + count + " must be at least 1");

@@ -45,16 +45,16 @@ final class PrometheusMetrics {
         b.append("ferrite_command_duration_seconds_sum ").append(String.format(Locale.ROOT, "%.6f", totalMicros / 1e6)).append('\n');
         b.append("ferrite_command_duration_seconds_count ").append(cumulative).append('\n');
 
-        gauge(b, "ferrite_connected_clients", "RESP connections open now.", st.connectedClients.get());
-        counter(b, "ferrite_connections_received_total", "RESP connections accepted.", st.connectionsReceived.sum());
+        gauge(b, "ferrite_connected_clients", "Connections open now (RESP and HTTP).", st.connectedClients.get());
+        counter(b, "ferrite_connections_received_total", "Connections accepted (RESP and HTTP).", st.connectionsReceived.sum());
         counter(b, "ferrite_rejected_connections_total", "Connections refused over maxclients.", st.rejectedConnections.sum());
         counter(b, "ferrite_protocol_errors_total", "Connections closed for a malformed or oversized request.",
                 st.protocolErrors.sum());
         counter(b, "ferrite_keyspace_hits_total", "Reads that found a live key.", st.keyspaceHits.sum());
         counter(b, "ferrite_keyspace_misses_total", "Reads that found no live key.", st.keyspaceMisses.sum());
         counter(b, "ferrite_expired_keys_total", "Expired keys removed.", st.expiredKeys.sum());
-        counter(b, "ferrite_net_input_bytes_total", "Bytes received from RESP clients.", st.bytesIn.sum());
-        counter(b, "ferrite_net_output_bytes_total", "Bytes sent to RESP clients.", st.bytesOut.sum());
+        counter(b, "ferrite_net_input_bytes_total", "Bytes received from clients (RESP and HTTP).", st.bytesIn.sum());
+        counter(b, "ferrite_net_output_bytes_total", "Bytes sent to clients (RESP and HTTP).", st.bytesOut.sum());
 
         header(b, "ferrite_http_responses_total", "counter", "HTTP responses, by status class.");
         for (int i = 1; i < st.httpResponses.length; i++) {

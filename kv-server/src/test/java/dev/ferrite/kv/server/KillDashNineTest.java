@@ -65,6 +65,34 @@ class KillDashNineTest {
         }
     }
 
+    @Test
+    void sigtermStopsTheServerCleanlyAndARestartKeepsValuesAndExpiry() throws Exception {
+        int port = freePort();
+        Process server = startServer(port);
+        try (RespClient c = connect(port, server)) {
+            for (int i = 0; i < 1000; i++) {
+                c.send("SET", "k" + i, "v" + i);
+            }
+            for (int i = 0; i < 1000; i++) {
+                assertEquals("OK", c.read());
+            }
+            assertEquals("OK", c.call("SET", "expiring", "x", "EX", "1000"));
+        }
+        server.destroy(); // SIGTERM: the shutdown hook closes connections and maps
+        assertTrue(server.waitFor(20, TimeUnit.SECONDS), "the server stops on SIGTERM");
+        assertEquals(143, server.exitValue(), "exit status of a JVM ended by SIGTERM after its hooks ran");
+        long start = System.nanoTime();
+        try (KvServer restarted = KvServer.builder().port(0).dataDirectory(data).start();
+             RespClient c = new RespClient(restarted.port())) {
+            long reopenMillis = (System.nanoTime() - start) / 1_000_000;
+            assertTrue(reopenMillis < 5_000, "reopened in " + reopenMillis + " ms");
+            assertEquals(1001L, c.call("DBSIZE"));
+            assertEquals("v999", c.call("GET", "k999"));
+            long ttl = (Long) c.call("TTL", "expiring");
+            assertTrue(ttl > 990 && ttl <= 1000, "the expiry survived the restart: " + ttl);
+        }
+    }
+
     private Process startServer(int port) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> cmd = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path")));
