@@ -425,6 +425,23 @@ final class MapStore implements AutoCloseable {
      * @return key and value bytes of each entry, in slot order
      */
     List<byte[][]> snapshot(int section) {
+        return readConsistently(section, v -> {
+            List<byte[][]> out = new ArrayList<>();
+            for (int i = 0; i < v.slots; i++) {
+                copyEntry(v, i, -1, out);
+            }
+            return out;
+        });
+    }
+
+    /**
+     * Runs a read of one section at one instant: reads the section's generation and stamp, runs
+     * {@code body} on that generation's view without a lock, and returns its result if neither
+     * changed meanwhile; otherwise (a writer was active, or a rebuild happened) runs it again.
+     * {@code body} must only read and must tolerate seeing a half-written section (it is then
+     * discarded).
+     */
+    private <T> T readConsistently(int section, java.util.function.Function<SectionView, T> body) {
         long genAt = MapLayout.line(section) + LINE_GENERATION;
         long stampAt = MapLayout.line(section) + LINE_STAMP;
         while (true) {
@@ -435,16 +452,13 @@ final class MapStore implements AutoCloseable {
                 continue;
             }
             try {
-                List<byte[][]> out = new ArrayList<>();
-                for (int i = 0; i < v.slots; i++) {
-                    copyEntry(v, i, -1, out);
-                }
+                T result = body.apply(v);
                 VarHandle.acquireFence();
                 if (header.getLongVolatile(stampAt) == stamp && header.getLongVolatile(genAt) == g) {
-                    return out;
+                    return result;
                 }
             } catch (SegmentClosedException e) {
-                checkOpen();
+                checkOpen(); // a newer generation closed this view meanwhile: read again
             }
         }
     }
@@ -510,34 +524,19 @@ final class MapStore implements AutoCloseable {
      *               take a few more)
      */
     BucketRun scanBuckets(int section, long cursor, int max) {
-        long genAt = MapLayout.line(section) + LINE_GENERATION;
-        long stampAt = MapLayout.line(section) + LINE_STAMP;
-        while (true) {
-            long g = header.getLongVolatile(genAt);
-            long stamp = header.getLongVolatile(stampAt);
-            SectionView v = view(section, g);
-            if (v == null) {
-                continue;
-            }
-            try {
-                List<byte[][]> out = new ArrayList<>();
-                long c = cursor;
-                long mask = v.mask;
-                do {
-                    long bucket = c & mask;
-                    for (int n = 0, i = (int) bucket; n <= mask && copyEntry(v, i, bucket, out); n++) {
-                        i = (i + 1) & v.mask;
-                    }
-                    c = nextBucketCursor(c, mask);
-                } while (c != 0 && out.size() < max);
-                VarHandle.acquireFence();
-                if (header.getLongVolatile(stampAt) == stamp && header.getLongVolatile(genAt) == g) {
-                    return new BucketRun(c, out);
+        return readConsistently(section, v -> {
+            List<byte[][]> out = new ArrayList<>();
+            long c = cursor;
+            long mask = v.mask;
+            do {
+                long bucket = c & mask;
+                for (int n = 0, i = (int) bucket; n <= mask && copyEntry(v, i, bucket, out); n++) {
+                    i = (i + 1) & v.mask;
                 }
-            } catch (SegmentClosedException e) {
-                checkOpen();
-            }
-        }
+                c = nextBucketCursor(c, mask);
+            } while (c != 0 && out.size() < max);
+            return new BucketRun(c, out);
+        });
     }
 
     /** Redis's cursor step: increment the bit-reversed cursor within the table's mask. */

@@ -7,7 +7,6 @@ import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
@@ -27,11 +26,7 @@ final class ExpiryReaper implements AutoCloseable {
 
     private final ServerContext server;
     private final long[] cursors = new long[Databases.COUNT];
-    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "ferrite-expiry");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ScheduledExecutorService timer = DaemonTimer.create("ferrite-expiry");
 
     ExpiryReaper(ServerContext server) {
         this.server = server;

@@ -3,6 +3,7 @@ package dev.ferrite.kv.server;
 import dev.ferrite.FerriteException;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
@@ -21,6 +22,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * Ferrite maps served over the Redis protocol (RESP2): {@code redis-cli} and Redis clients work
@@ -86,44 +88,15 @@ public final class KvServer implements AutoCloseable {
         boss = transport.group(1);
         workers = transport.group(b.threads);
         ServerLimits limits = b.limits;
-        int maxClients = b.maxClients;
-        long idle = b.idleTimeoutSeconds;
         long maxOutput = b.maxOutputBufferBytes;
         Channel resp = null;
         Channel http = null;
         try {
-            resp = new ServerBootstrap().group(boss, workers).channel(transport.serverChannel())
-                    .childOption(ChannelOption.TCP_NODELAY, true)
-                    .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 << 10, 1 << 20))
-                    .childHandler(new ChannelInitializer<Channel>() {
-                        @Override
-                        protected void initChannel(Channel ch) {
-                            ChannelPipeline p = ch.pipeline();
-                            if (idle > 0) {
-                                p.addLast(new IdleStateHandler(0, 0, idle, TimeUnit.SECONDS));
-                            }
-                            p.addLast(new ConnectionGuard(server.stats, maxClients), new RespRequestDecoder(limits),
-                                    new CommandHandler(server, maxOutput));
-                        }
-                    })
-                    .bind(new InetSocketAddress(address, b.port)).syncUninterruptibly().channel();
-            http = b.httpPort < 0 ? null : new ServerBootstrap().group(boss, workers)
-                    .channel(transport.serverChannel())
-                    .childOption(ChannelOption.TCP_NODELAY, true)
-                    .childHandler(new ChannelInitializer<Channel>() {
-                        @Override
-                        protected void initChannel(Channel ch) {
-                            ChannelPipeline p = ch.pipeline();
-                            if (idle > 0) {
-                                p.addLast(new IdleStateHandler(0, 0, idle, TimeUnit.SECONDS));
-                            }
-                            p.addLast(new ConnectionGuard(server.stats, maxClients),
-                                    new HttpServerCodec(HTTP_MAX_LINE, HTTP_MAX_HEADERS, 8192),
-                                    new HttpObjectAggregator(limits.maxBulkBytes()),
-                                    new HttpApi(server));
-                        }
-                    })
-                    .bind(new InetSocketAddress(address, b.httpPort)).syncUninterruptibly().channel();
+            resp = listen(address, b.port, b, server, () -> new ChannelHandler[] {
+                new RespRequestDecoder(limits), new CommandHandler(server, maxOutput)});
+            http = b.httpPort < 0 ? null : listen(address, b.httpPort, b, server, () -> new ChannelHandler[] {
+                new HttpServerCodec(HTTP_MAX_LINE, HTTP_MAX_HEADERS, 8192),
+                new HttpObjectAggregator(limits.maxBulkBytes()), new HttpApi(server)});
         } catch (RuntimeException e) {
             if (resp != null) {
                 resp.close().syncUninterruptibly();
@@ -141,6 +114,31 @@ public final class KvServer implements AutoCloseable {
         LOG.info("Ferrite KV server listening on {} (RESP, {}){}{}, data in {}", listener.localAddress(), transport,
                 httpListener == null ? "" : " and " + httpListener.localAddress() + " (HTTP)",
                 b.password == null ? "" : " with a password", b.dataDirectory);
+    }
+
+    /**
+     * Listens on one port; each connection gets the idle timer (if any), its {@link ConnectionGuard}
+     * and then the protocol's handlers, made anew per connection.
+     */
+    private Channel listen(InetAddress address, int port, Builder b, ServerContext server,
+                           Supplier<ChannelHandler[]> protocol) {
+        long idle = b.idleTimeoutSeconds;
+        int maxClients = b.maxClients;
+        return new ServerBootstrap().group(boss, workers).channel(transport.serverChannel())
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 << 10, 1 << 20))
+                .childHandler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        ChannelPipeline p = ch.pipeline();
+                        if (idle > 0) {
+                            p.addLast(new IdleStateHandler(0, 0, idle, TimeUnit.SECONDS));
+                        }
+                        p.addLast(new ConnectionGuard(server.stats, maxClients));
+                        p.addLast(protocol.get());
+                    }
+                })
+                .bind(new InetSocketAddress(address, port)).syncUninterruptibly().channel();
     }
 
     private static InetAddress resolve(String host) {

@@ -5,7 +5,6 @@ import dev.ferrite.kv.FerriteMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
@@ -18,11 +17,7 @@ final class PeriodicFsync implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PeriodicFsync.class);
 
     private final Databases databases;
-    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "ferrite-fsync");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ScheduledExecutorService timer = DaemonTimer.create("ferrite-fsync");
 
     PeriodicFsync(Databases databases) {
         this.databases = databases;
