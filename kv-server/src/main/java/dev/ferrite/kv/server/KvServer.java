@@ -97,7 +97,7 @@ public final class KvServer implements AutoCloseable {
             http = b.httpPort < 0 ? null : listen(address, b.httpPort, b, server, () -> new ChannelHandler[] {
                 new HttpServerCodec(HTTP_MAX_LINE, HTTP_MAX_HEADERS, 8192),
                 new HttpObjectAggregator(limits.maxBulkBytes()), new HttpApi(server)});
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // Netty rethrows the bind's IOException unchecked (epoll: NativeIoException)
             if (resp != null) {
                 resp.close().syncUninterruptibly();
             }
@@ -107,7 +107,8 @@ public final class KvServer implements AutoCloseable {
                 periodicFsync.close();
             }
             databases.close();
-            throw new FerriteException("cannot listen on " + b.bind + ":" + b.port + ": " + e.getMessage(), e);
+            throw new FerriteException("cannot listen on " + b.bind + ", port " + (resp == null ? b.port : b.httpPort)
+                    + (resp == null ? " (RESP)" : " (HTTP)") + ": " + e.getMessage(), e);
         }
         listener = resp;
         httpListener = http;

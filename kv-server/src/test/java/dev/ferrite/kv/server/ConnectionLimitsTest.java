@@ -109,6 +109,24 @@ class ConnectionLimitsTest {
     }
 
     @Test
+    void aTakenPortIsNamedAndNothingIsLeftOpen() throws Exception {
+        server = KvServer.builder().port(0).httpPort(0).dataDirectory(data).start();
+        dev.ferrite.FerriteException resp = assertThrows(dev.ferrite.FerriteException.class,
+                () -> KvServer.builder().port(server.port()).dataDirectory(data.resolve("other")).start());
+        assertTrue(resp.getMessage().startsWith("cannot listen on 127.0.0.1, port " + server.port() + " (RESP)"),
+                resp.getMessage());
+        dev.ferrite.FerriteException http = assertThrows(dev.ferrite.FerriteException.class,
+                () -> KvServer.builder().port(0).httpPort(server.httpPort()).dataDirectory(data.resolve("other")).start());
+        assertTrue(http.getMessage().startsWith("cannot listen on 127.0.0.1, port " + server.httpPort() + " (HTTP)"),
+                http.getMessage());
+        // The failed starts closed their databases: a third server opens the same directory.
+        try (KvServer third = KvServer.builder().port(0).dataDirectory(data.resolve("other")).start();
+             RespClient c = new RespClient(third.port())) {
+            assertEquals("PONG", c.call("PING"));
+        }
+    }
+
+    @Test
     void expiredKeysNobodyReadsAreReclaimedInTheBackground() throws Exception {
         server = KvServer.builder().port(0).dataDirectory(data).start();
         try (RespClient c = new RespClient(server.port())) {
