@@ -10,23 +10,48 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 
 /**
  * The Netty transport the server runs on: native epoll where it loads (Linux with Netty's native
- * library for the platform), NIO otherwise, or NIO when {@code -Dferrite.server.transport=nio}
- * asks. Stateless.
+ * library for the platform, and on JDK 24+ native access enabled), NIO otherwise, or NIO when
+ * {@code -Dferrite.server.transport=nio} asks. Stateless.
  */
 enum Transport {
     EPOLL, NIO;
 
-    /** @return epoll if it is available and not refused by the property, else NIO */
+    /**
+     * @return epoll if it is available, allowed to load its native library without a JVM warning
+     *         and not refused by the property, else NIO
+     */
     static Transport pick() {
         String wanted = System.getProperty("ferrite.server.transport", System.getenv("FERRITE_SERVER_TRANSPORT"));
-        if ("nio".equalsIgnoreCase(wanted)) {
+        if ("nio".equalsIgnoreCase(wanted) || !nativeAccessAllowed()) {
             return NIO;
         }
         return Epoll.isAvailable() ? EPOLL : NIO;
     }
 
-    /** @return why epoll is not used, or null if it is available */
+    /**
+     * On JDK 24+ loading a native library from the class path warns unless native access is enabled
+     * ({@code --enable-native-access=ALL-UNNAMED}, or the runnable jar's {@code Enable-Native-Access}
+     * manifest entry); without it the server stays on NIO rather than make the JVM warn.
+     *
+     * @return whether this code may load native libraries without a warning
+     */
+    static boolean nativeAccessAllowed() {
+        if (Runtime.version().feature() < 24) {
+            return true;
+        }
+        try {
+            Module module = Transport.class.getModule();
+            return (Boolean) Module.class.getMethod("isNativeAccessEnabled").invoke(module);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** @return why epoll is not used, or null if it is */
     static String epollUnavailableReason() {
+        if (!nativeAccessAllowed()) {
+            return "native access is not enabled (--enable-native-access=ALL-UNNAMED on JDK 24+)";
+        }
         Throwable cause = Epoll.unavailabilityCause();
         return cause == null ? null : String.valueOf(cause.getMessage());
     }
