@@ -183,7 +183,7 @@ public final class BenchMain {
             "  --help      this, then JMH's options",
             "",
             "java -jar bench/target/ferrite-bench.jar --redis [--rounds 3] [--requests 1000000] [--out DIR] [--publish]",
-            "  runs the KV server against a real redis-server with redis-benchmark (no JMH; about 15 minutes):",
+            "  runs the KV server against a real redis-server with redis-benchmark (no JMH; about 10 minutes):",
             "  DIR/server-vs-redis.{md,html,csv}; --publish writes docs/SERVER-BENCHMARKS.md and the README summary.",
             "",
             "Every other argument goes to JMH: a benchmark regex (e.g. 'Mix' or 'QueueThroughput'), -p backend=ffm,",

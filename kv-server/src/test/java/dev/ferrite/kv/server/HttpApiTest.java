@@ -123,6 +123,8 @@ class HttpApiTest {
         assertEquals(413, send("PUT", "/v1/kv/0/big", new byte[2048]).statusCode());
         assertEquals(404, send("GET", "/v1/kv/0/big", null).statusCode(), "nothing stored from a refused body");
         assertEquals(431, send("GET", "/health", null, "X-Huge", "h".repeat(10_000)).statusCode());
+        String longLine = raw("GET /v1/kv/0/" + "k".repeat(5000) + " HTTP/1.1\r\nHost: x\r\n\r\n");
+        assertTrue(longLine.startsWith("HTTP/1.1 414"), longLine);
         // Garbage on a raw socket: 400 and closed; the server goes on serving.
         String reply = raw("\u0001\u0002 NOT HTTP AT ALL\r\n\r\n");
         assertTrue(reply.startsWith("HTTP/1.1 400"), reply);
