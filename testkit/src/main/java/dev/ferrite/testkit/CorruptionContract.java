@@ -160,6 +160,32 @@ public interface CorruptionContract extends BackendFixture {
     }
 
     /**
+     * A reproducer of a hang the fuzz below found: an owner slot with a non-zero word, a liveness
+     * record whose owner is another non-zero word (which, for the microseconds of a claim, means
+     * "still writing its record: alive") and a busy count — three flipped bits of a free slot.
+     * Opening waited forever for that "process" to leave its busy section; it now waits out the
+     * liveness timeout (10 s), then treats the slot as damage, and the pool opens.
+     */
+    @Test
+    @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+    default void aDamagedOwnerSlotNamingALiveProcessDoesNotHangTheOpen(@TempDir Path dir) throws IOException {
+        Path file = samplePool(dir);
+        byte[] bytes = Files.readAllBytes(file);
+        ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        int slot = PoolHeaderLayout.OWNER_TABLE_OFFSET + 5 * PoolHeaderLayout.OWNER_SLOT_SIZE;
+        b.putLong(slot + PoolHeaderLayout.OWNER_WORD, 1L << 40);
+        b.putLong(slot + dev.ferrite.internal.pool.LivenessLayout.SLOT_OFFSET + dev.ferrite.internal.pool.LivenessLayout.OWNER,
+                1L << 20);
+        b.putInt(slot + PoolHeaderLayout.OWNER_BUSY, 1);
+        Files.write(file, bytes);
+        try (ChunkPool pool = backend().openPool(PoolSpec.file(file).build())) {
+            assertEquals(11, pool.open("alpha").orElseThrow().getLong(0));
+        } catch (CorruptFileException e) {
+            // a clear refusal is as good as a sound open; waiting forever is not
+        }
+    }
+
+    /**
      * Random damage to the bookkeeping: every open is either sound (and the pool then works,
      * checks clean after recovery, and keeps the data it reports) or a CorruptFileException.
      */

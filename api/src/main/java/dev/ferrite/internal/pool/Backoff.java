@@ -13,6 +13,7 @@ final class Backoff {
     private static final int YIELDS = 200;
     private static final long MAX_PARK_NANOS = 1_000_000;
 
+    private final long startNanos = System.nanoTime();
     private int turns;
     private long parkNanos = 10_000;
 
@@ -32,5 +33,13 @@ final class Backoff {
     /** @return whether this turn should check the liveness of the process waited for */
     boolean checkLiveness() {
         return turns > SPINS && turns % 64 == 0;
+    }
+
+    /**
+     * @return whether this wait has lasted longer than the liveness timeout: long past the
+     *         microseconds a process takes to claim a slot and write its liveness record
+     */
+    boolean pastLivenessTimeout() {
+        return System.nanoTime() - startNanos > Liveness.timeoutNanos();
     }
 }

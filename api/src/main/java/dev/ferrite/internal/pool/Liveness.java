@@ -187,6 +187,22 @@ public final class Liveness {
     }
 
     /**
+     * As {@link #isAlive(LongReader, long, long)}, for a wait that has lasted longer than the
+     * liveness timeout: a holder whose record does not name it is then judged dead. Such a record
+     * is normal only for the microseconds of a claim; after the timeout it is damage (a corrupt or
+     * fuzzed file), and trusting it would wait forever.
+     */
+    public static boolean isAliveAfterTimeout(LongReader memory, long identity, long record) {
+        long word = memory.get(identity);
+        return word != 0 && memory.get(record + OWNER) == word && isAlive(memory, identity, record);
+    }
+
+    /** @return the liveness timeout, ns: a heartbeat older than this names a dead holder */
+    static long timeoutNanos() {
+        return TIMEOUT_NANOS;
+    }
+
+    /**
      * The decision, on values read from a slot.
      *
      * @param word      the slot's identity word

@@ -56,7 +56,7 @@ final class MetaLock {
                     tookOverFromDead = true;
                     return;
                 }
-            } else if (backoff.checkLiveness() && !owners.holderAlive(holder)
+            } else if (backoff.checkLiveness() && !owners.holderAlive(holder, backoff)
                     && meta.compareAndSetLong(META_LOCK_OFFSET, holder, mine)) {
                 tookOverFromDead = true;
                 return;

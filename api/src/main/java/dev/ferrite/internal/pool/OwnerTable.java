@@ -83,6 +83,15 @@ final class OwnerTable {
     }
 
     /**
+     * As {@link #holderAlive(long)} during a wait: once the wait outlasts the liveness timeout, a
+     * holder whose liveness record does not name it counts as dead (see {@link #isLive(int, Backoff)}).
+     */
+    boolean holderAlive(long lockWord, Backoff wait) {
+        int s = (int) lockWord - 1;
+        return s >= 0 && s < MAX_OWNERS && lockWord(s) == lockWord && isLive(s, wait);
+    }
+
+    /**
      * Takes a free slot for this process.
      *
      * @return the slot index
@@ -147,6 +156,17 @@ final class OwnerTable {
     }
 
     /**
+     * As {@link #isLive(int)} during a wait; once the wait outlasts the liveness timeout, a slot
+     * whose record does not name its owner (damage: a claim writes it within microseconds) is dead,
+     * so a corrupt owner table cannot make a waiter wait forever.
+     */
+    boolean isLive(int slot, Backoff wait) {
+        return wait.pastLivenessTimeout()
+                ? Liveness.isAliveAfterTimeout(meta::getLongVolatile, wordOffset(slot), recordOffset(slot))
+                : isLive(slot);
+    }
+
+    /**
      * Frees the slot of a dead process, if it still holds the word seen.
      *
      * @param slot the slot
@@ -196,7 +216,7 @@ final class OwnerTable {
             if (holder == 0) {
                 return;
             }
-            if (backoff.checkLiveness() && !holderAlive(holder)) {
+            if (backoff.checkLiveness() && !holderAlive(holder, backoff)) {
                 meta.compareAndSetLong(EXCLUSIVE_OFFSET, holder, 0);
             }
             backoff.idle();
@@ -218,7 +238,7 @@ final class OwnerTable {
             }
             Backoff backoff = new Backoff();
             while (meta.getIntVolatile(busyOffset(s)) > 0) {
-                if (backoff.checkLiveness() && !isLive(s)) {
+                if (backoff.checkLiveness() && !isLive(s, backoff)) {
                     break;
                 }
                 backoff.idle();
