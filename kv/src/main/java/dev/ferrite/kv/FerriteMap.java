@@ -391,6 +391,29 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
     // ---------------------------------------------------------------- zero-copy byte API
 
     /**
+     * A hint before several lookups: brings the index slots and then the entries of these keys
+     * toward the CPU caches, one pass over all keys per level, so that the gets, reads or writes
+     * that follow find them there instead of each waiting for memory in turn (a server answering a
+     * pipeline of 16 GETs waits about twice instead of 32 times). Changes nothing, takes no lock,
+     * allocates two small arrays; keys that are absent, null, or not where a first probe finds
+     * them are skipped. Thread-safe.
+     *
+     * @param keys  keys' bytes (as the key codec writes them); null elements are skipped
+     * @param from  index of the first key to warm
+     * @param count how many keys from there
+     * @throws IndexOutOfBoundsException if {@code [from, from + count)} is not inside {@code keys}
+     * @throws FerriteException if the map is closed
+     */
+    public void prefetch(byte[][] keys, int from, int count) {
+        Objects.checkFromIndexSize(from, count, keys.length);
+        store.checkOpen();
+        if (count > 0) {
+            store.prefetch(keys, from, count);
+        }
+    }
+
+
+    /**
      * Finds a key given as bytes and hands its value, where it lies in the map's memory, to a
      * reader. Allocates nothing; takes no lock. The reader may be called more than once (see
      * {@link ValueReader}); the result of the last call is returned.

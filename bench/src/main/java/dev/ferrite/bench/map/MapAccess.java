@@ -14,4 +14,19 @@ public class MapAccess {
     public int next(int n) {
         return random.nextInt(n);
     }
+
+    private final byte[][] batch = new byte[MapOps.BATCH][];
+
+    /**
+     * @param keys where to pick from
+     * @param n    how many of them may be picked
+     * @param size how many to pick (at most {@link MapOps#BATCH})
+     * @return random keys (this state's array, refilled per call)
+     */
+    public byte[][] batch(byte[][] keys, int n, int size) {
+        for (int i = 0; i < size; i++) {
+            batch[i] = keys[random.nextInt(n)];
+        }
+        return batch;
+    }
 }

@@ -25,6 +25,8 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
 
     private final ServerContext server;
     private final ClientSession session;
+    /** Warms the keys of each read's requests before they run: the decoder calls it. */
+    final PipelinePrefetch prefetch;
     private final long maxOutputBytes;
     /** Replies encoded since the last flush, or null. */
     private ByteBuf pending;
@@ -37,6 +39,7 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
     CommandHandler(ServerContext server, long maxOutputBytes) {
         this.server = server;
         this.session = new ClientSession(!server.requiresPassword());
+        this.prefetch = new PipelinePrefetch(server, session);
         this.maxOutputBytes = maxOutputBytes;
     }
 

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -29,18 +30,68 @@ final class CommandTable {
     /**
      * A command.
      *
+     * @param id        index in {@link #all()}
      * @param name      lower-case name
      * @param arity     Redis's arity: argument count including the name; negative = at least that many
      * @param beforeAuth whether it runs before the client logged in (AUTH, HELLO, QUIT)
+     * @param write     whether it may change its database
+     * @param keys      where its keys are, or null if it names none
      * @param body      what it does
      */
-    record Command(int id, String name, int arity, boolean beforeAuth, boolean write, Body body) {
+    record Command(int id, String name, int arity, boolean beforeAuth, boolean write, Keys keys, Body body) {
     }
+
+    /**
+     * Where a command's keys are among its arguments, as Redis's key specification says it: from
+     * {@code first} to {@code last} (negative: counted from the end, -1 the last argument) in steps
+     * of {@code step}.
+     */
+    record Keys(int first, int last, int step) {
+        /** The commands whose only key is their first argument. */
+        static final Keys FIRST = new Keys(1, 1, 1);
+
+        /**
+         * @return the number of keys a request of this command names (0 if it is too short)
+         */
+        int count(byte[][] args) {
+            int end = last < 0 ? args.length + last : Math.min(last, args.length - 1);
+            return end < first ? 0 : (end - first) / step + 1;
+        }
+    }
+
+    /** Commands that name no key. */
+    private static final Set<String> KEYLESS = Set.of("ping", "echo", "quit", "select", "auth", "hello", "client",
+            "keys", "scan", "randomkey", "time", "dbsize", "flushdb", "flushall", "command", "config", "info");
+    /** Commands with other keys than their first argument; the rest have {@link Keys#FIRST}. */
+    private static final Map<String, Keys> MORE_KEYS = Map.of(
+            "del", new Keys(1, -1, 1), "unlink", new Keys(1, -1, 1), "exists", new Keys(1, -1, 1),
+            "mget", new Keys(1, -1, 1), "mset", new Keys(1, -1, 2), "msetnx", new Keys(1, -1, 2),
+            "rename", new Keys(1, 2, 1), "renamenx", new Keys(1, 2, 1));
 
     /** Commands that change a database: their database is forced to disk under {@link FsyncPolicy#ALWAYS}. */
     private static final Set<String> WRITES = Set.of("set", "setnx", "setex", "psetex", "getset", "getdel", "getex",
             "mset", "msetnx", "incr", "decr", "incrby", "decrby", "incrbyfloat", "append", "setrange", "del", "unlink",
             "rename", "renamenx", "expire", "pexpire", "expireat", "pexpireat", "persist", "flushdb");
+
+    /**
+     * Commands that can leave an expiring entry where the expiry reaper's pass may not have looked:
+     * they give a key an expiry or move an expiring value to another key. The others keep the
+     * expiry of an entry that was there (INCR, APPEND...) or set none.
+     */
+    private static final Set<String> ADD_EXPIRY = Set.of("setex", "psetex", "expire", "pexpire", "expireat",
+            "pexpireat", "rename", "renamenx");
+
+    /** @return whether a request of this command may have added an expiring entry (see {@link #ADD_EXPIRY}) */
+    private static boolean mayAddExpiry(Command command, byte[][] args) {
+        String name = command.name();
+        if (name.equals("set")) {
+            return args.length > 3; // EX, PX, EXAT or PXAT among the options (or only NX, XX, GET: counted anyway)
+        }
+        if (name.equals("getex")) {
+            return args.length > 2;
+        }
+        return ADD_EXPIRY.contains(name);
+    }
 
     /** Every command, by id. */
     private static final List<Command> COMMANDS;
@@ -50,7 +101,8 @@ final class CommandTable {
     static {
         List<Command> all = new ArrayList<>();
         Registry r = (name, arity, beforeAuth, body) ->
-                all.add(new Command(all.size(), name, arity, beforeAuth, WRITES.contains(name), body));
+                all.add(new Command(all.size(), name, arity, beforeAuth, WRITES.contains(name),
+                        KEYLESS.contains(name) ? null : MORE_KEYS.getOrDefault(name, Keys.FIRST), body));
         ConnectionCommands.register(r);
         ServerCommands.register(r);
         StringCommands.register(r);
@@ -155,6 +207,9 @@ final class CommandTable {
                 session.dirtyDatabases = (1 << Databases.COUNT) - 1;
             }
             reply = command.body().run(server, session, args);
+            if (mayAddExpiry(command, args)) {
+                server.expiryWrites.incrementAndGet(); // after the write landed: see ExpiryReaper
+            }
             ServerStats.CommandCounter counter = stats.command(command.id());
             counter.calls.increment();
             long micros = (System.nanoTime() - start) / 1000;

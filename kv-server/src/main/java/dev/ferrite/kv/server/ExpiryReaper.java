@@ -16,6 +16,13 @@ import java.util.concurrent.TimeUnit;
  * visiting up to {@value #ENTRIES_PER_TICK} entries per database, and removes each entry it finds
  * expired if it is unchanged ({@code remove(key, value)}: a concurrent write wins). A full pass
  * over N keys takes N / {@value #ENTRIES_PER_TICK} tenths of a second. One daemon thread.
+ *
+ * <p>A database rests after a full pass that found no entry with an expiry while no command
+ * could have added one ({@link ServerContext#expiryWrites} did not move from the pass's start to
+ * its end): a scan visits every entry present throughout it, so none exists then, and the reaper
+ * spends nothing on a keyspace without expiries (Redis looks only at keys with an expiry for the
+ * same reason). The next such command wakes it; it is counted after its write lands, so a write
+ * the resting reaper did not see always moves the counter past the value it rests on.
  */
 final class ExpiryReaper implements AutoCloseable {
 
@@ -23,10 +30,28 @@ final class ExpiryReaper implements AutoCloseable {
     /** Entries visited per database per tick. */
     static final int ENTRIES_PER_TICK = 2000;
     private static final long TICK_MILLIS = 100;
+    /** {@link Pass#restingAt} of a database that does not rest. */
+    private static final long AWAKE = -1;
 
     private final ServerContext server;
-    private final long[] cursors = new long[Databases.COUNT];
+    private final Pass[] passes = new Pass[Databases.COUNT];
     private final ScheduledExecutorService timer = DaemonTimer.create("ferrite-expiry");
+
+    /** Where the reaper is in one database; only the timer thread touches it. */
+    private static final class Pass {
+        final FerriteMap<byte[], byte[]> map;
+        long cursor;
+        /** {@link ServerContext#expiryWrites} when this pass began. */
+        long writesAtStart;
+        /** Whether this pass met an entry with an expiry. */
+        boolean sawExpiry;
+        /** The count of expiry writes this database rests on, or {@link #AWAKE}. */
+        volatile long restingAt = AWAKE;
+
+        Pass(FerriteMap<byte[], byte[]> map) {
+            this.map = map;
+        }
+    }
 
     ExpiryReaper(ServerContext server) {
         this.server = server;
@@ -37,9 +62,14 @@ final class ExpiryReaper implements AutoCloseable {
         try {
             for (int db = 0; db < Databases.COUNT; db++) {
                 FerriteMap<byte[], byte[]> map = server.databases.ifOpen(db);
-                if (map != null) {
-                    cursors[db] = reap(map, cursors[db]);
+                if (map == null) {
+                    continue;
                 }
+                Pass pass = passes[db];
+                if (pass == null || pass.map != map) {
+                    pass = passes[db] = new Pass(map); // opened (again): nothing known about it
+                }
+                reap(pass);
             }
         } catch (FerriteException e) {
             LOG.debug("expiry pass interrupted: {}", e.getMessage()); // a database closing with the server
@@ -48,23 +78,45 @@ final class ExpiryReaper implements AutoCloseable {
         }
     }
 
-    private long reap(FerriteMap<byte[], byte[]> map, long cursor) {
+    private void reap(Pass pass) {
+        long writes = server.expiryWrites.get();
+        if (pass.restingAt != AWAKE) {
+            if (writes == pass.restingAt) {
+                return;
+            }
+            pass.restingAt = AWAKE;
+            pass.cursor = 0; // a fresh full pass: the one that ended found nothing
+        }
+        if (pass.cursor == 0) {
+            pass.writesAtStart = writes;
+            pass.sawExpiry = false;
+        }
         long now = System.currentTimeMillis();
         List<byte[][]> expired = new ArrayList<>();
-        long next = map.scan(cursor, ENTRIES_PER_TICK, (k, v) -> {
-            if (v.length >= ValueLayout.DATA && ValueLayout.expired(v, now)) {
-                expired.add(new byte[][] {k, v});
+        pass.cursor = pass.map.scan(pass.cursor, ENTRIES_PER_TICK, (k, v) -> {
+            if (v.length >= ValueLayout.DATA && ValueLayout.expireAt(v) != ValueLayout.NO_EXPIRY) {
+                pass.sawExpiry = true;
+                if (ValueLayout.expired(v, now)) {
+                    expired.add(new byte[][] {k, v});
+                }
             }
         });
         for (byte[][] e : expired) {
-            if (map.remove(e[0], e[1])) {
+            if (pass.map.remove(e[0], e[1])) {
                 server.stats.expiredKeys.increment();
             }
         }
-        return next;
+        if (pass.cursor == 0 && !pass.sawExpiry && server.expiryWrites.get() == pass.writesAtStart) {
+            pass.restingAt = pass.writesAtStart;
+        }
     }
 
-    /** Stops the reaper and waits for a running pass to end. */
+    /** @return whether database {@code db} rests (for tests) */
+    boolean resting(int db) {
+        Pass pass = passes[db];
+        return pass != null && pass.restingAt != AWAKE;
+    }
+
     @Override
     public void close() {
         timer.shutdownNow();

@@ -149,6 +149,9 @@ final class HttpApi extends SimpleChannelInboundHandler<FullHttpRequest> {
             byte[] value = ByteBufUtil.getBytes(request.content());
             byte[][] old = {null};
             ks.store(key, value, Keyspace.Condition.ALWAYS, expireAt, false, old);
+            if (expireAt != ValueLayout.NO_EXPIRY) {
+                server.expiryWrites.incrementAndGet();
+            }
             forceIfAlways(db);
             return empty(old[0] == null ? HttpResponseStatus.CREATED : HttpResponseStatus.OK);
         }

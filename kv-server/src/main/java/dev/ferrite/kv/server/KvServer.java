@@ -92,8 +92,10 @@ public final class KvServer implements AutoCloseable {
         Channel resp = null;
         Channel http = null;
         try {
-            resp = listen(address, b.port, b, server, () -> new ChannelHandler[] {
-                new RespRequestDecoder(limits), new CommandHandler(server, maxOutput)});
+            resp = listen(address, b.port, b, server, () -> {
+                CommandHandler commands = new CommandHandler(server, maxOutput);
+                return new ChannelHandler[] {new RespRequestDecoder(limits, commands.prefetch::warm), commands};
+            });
             http = b.httpPort < 0 ? null : listen(address, b.httpPort, b, server, () -> new ChannelHandler[] {
                 new HttpServerCodec(HTTP_MAX_LINE, HTTP_MAX_HEADERS, 8192),
                 new HttpObjectAggregator(limits.maxBulkBytes()), new HttpApi(server)});
@@ -341,5 +343,10 @@ public final class KvServer implements AutoCloseable {
         public KvServer start() {
             return new KvServer(this);
         }
+    }
+
+    /** @return the active expiry of this server (for tests of its resting) */
+    ExpiryReaper expiryReaper() {
+        return reaper;
     }
 }

@@ -24,6 +24,7 @@ final class RespRequestDecoder extends ByteToMessageDecoder {
     private static final byte[][] NO_ARGS = new byte[0][];
 
     private final ServerLimits limits;
+    private final java.util.function.Consumer<List<Object>> pipeline;
     /** Arguments of the array being read (grown as they arrive, not to the declared count at once). */
     private byte[][] args;
     private int argsRead;
@@ -33,7 +34,17 @@ final class RespRequestDecoder extends ByteToMessageDecoder {
 
     /** @param limits the bounds requests must keep */
     RespRequestDecoder(ServerLimits limits) {
+        this(limits, requests -> { });
+    }
+
+    /**
+     * @param limits   the bounds requests must keep
+     * @param pipeline called with the requests decoded from one read before any of them is passed
+     *                 on (each a {@code byte[][]}), to prepare for them: {@link PipelinePrefetch}
+     */
+    RespRequestDecoder(ServerLimits limits, java.util.function.Consumer<List<Object>> pipeline) {
         this.limits = limits;
+        this.pipeline = pipeline;
     }
 
     @Override
@@ -56,12 +67,13 @@ final class RespRequestDecoder extends ByteToMessageDecoder {
         while (in.isReadable()) {
             byte[][] request = args != null || in.getByte(in.readerIndex()) == '*' ? readArray(in) : readInline(in);
             if (request == null) {
-                return; // incomplete: wait for more bytes
+                break; // incomplete: wait for more bytes
             }
             if (request.length > 0) {
                 out.add(request);
             }
         }
+        pipeline.accept(out);
     }
 
     /** @return the request, an empty one for "*0" or "*-1", or null if more bytes are needed */

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What every command of one server shares: its databases, counters, password and the settings
@@ -17,6 +18,12 @@ final class ServerContext {
     final long startMillis = System.currentTimeMillis();
     /** When written data is forced to disk. */
     final FsyncPolicy fsync;
+    /**
+     * Writes that may have given a key an expiry it did not have where it was (SET EX, EXPIRE,
+     * RENAME of an expiring key...), counted after they land: while it stands still after a pass
+     * that found no expiring entry, {@link ExpiryReaper} rests.
+     */
+    final AtomicLong expiryWrites = new AtomicLong();
     private final byte[] password;
     /** Settings as CONFIG GET names them, in order. */
     private final Map<String, String> settings;

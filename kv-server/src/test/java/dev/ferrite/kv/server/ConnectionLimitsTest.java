@@ -8,6 +8,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.file.Path;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -148,5 +149,46 @@ class ConnectionLimitsTest {
             assertEquals(10, size, "expired entries left in the map without any read of them");
             assertTrue(((String) c.call("INFO", "stats")).contains("expired_keys:1000"));
         }
+    }
+
+    @Test
+    void theReaperRestsOnAKeyspaceWithoutExpiriesAndWakesForANewOne() throws Exception {
+        server = KvServer.builder().port(0).dataDirectory(data).start();
+        try (RespClient c = new RespClient(server.port())) {
+            for (int i = 0; i < 5000; i++) {
+                c.send("SET", "keep:" + i, "v");
+            }
+            for (int i = 0; i < 5000; i++) {
+                assertEquals("OK", c.read());
+            }
+            awaitResting(true);
+            assertEquals("OK", c.call("SET", "temp", "v", "PX", "100"));
+            awaitSize(c, 5000); // reclaimed without a read: the write woke the reaper
+            assertTrue(((String) c.call("INFO", "stats")).contains("expired_keys:1"));
+            awaitResting(true);
+            assertEquals(1L, c.call("PEXPIRE", "keep:1", "100"));
+            awaitSize(c, 4999);
+            assertEquals("OK", c.call("SET", "moved", "v", "PX", "60000"));
+            awaitResting(false); // an expiring entry it has seen keeps it awake
+            Thread.sleep(500);
+            assertFalse(server.expiryReaper().resting(0), "resting while 'moved' expires in a minute");
+        }
+    }
+
+    private void awaitResting(boolean resting) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + 10_000;
+        while (server.expiryReaper().resting(0) != resting && System.currentTimeMillis() < deadline) {
+            Thread.sleep(20);
+        }
+        assertEquals(resting, server.expiryReaper().resting(0), "the expiry reaper's rest");
+    }
+
+    private static void awaitSize(RespClient c, long expected) throws Exception {
+        long deadline = System.currentTimeMillis() + 10_000;
+        long size;
+        while ((size = (Long) c.call("DBSIZE")) != expected && System.currentTimeMillis() < deadline) {
+            Thread.sleep(20);
+        }
+        assertEquals(expected, size, "entries in the map");
     }
 }
