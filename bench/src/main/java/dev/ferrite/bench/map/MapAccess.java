@@ -15,12 +15,12 @@ public class MapAccess {
         return random.nextInt(n);
     }
 
-    private final byte[][] batch = new byte[MapOps.BATCH][];
+    private final byte[][] batch = new byte[MapBatch.BATCH][];
 
     /**
      * @param keys where to pick from
      * @param n    how many of them may be picked
-     * @param size how many to pick (at most {@link MapOps#BATCH})
+     * @param size how many to pick (at most {@code MapBatch.BATCH})
      * @return random keys (this state's array, refilled per call)
      */
     public byte[][] batch(byte[][] keys, int n, int size) {

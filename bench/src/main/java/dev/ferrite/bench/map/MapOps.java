@@ -19,7 +19,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.annotations.OperationsPerInvocation;
 
 /**
  * Seed 003's off-heap map: a FerriteMap of {@code entries} 16-byte keys and 100-byte values, in a
@@ -31,9 +30,6 @@ import org.openjdk.jmh.annotations.OperationsPerInvocation;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class MapOps {
-
-    /** Keys per batch in the batched gets: a pipeline depth of redis-benchmark's -P 16. */
-    static final int BATCH = 16;
 
     private static final ValueReader<Boolean> LAST_BYTE = (segment, offset, length) ->
             segment.getByte(offset + length - 1) == 0 ? Boolean.TRUE : Boolean.FALSE;
@@ -104,31 +100,6 @@ public class MapOps {
     @Benchmark
     public Boolean getHitInPlace(MapAccess a) {
         return map.readValue(hitBytes[a.next(entries)], LAST_BYTE);
-    }
-
-    /** Gets of 16 random keys in a row, as a server answering a pipeline of 16 GETs makes them. Time per get. */
-    @Benchmark
-    @OperationsPerInvocation(BATCH)
-    public int getHitBatch(MapAccess a) {
-        byte[][] keys = a.batch(hitBytes, entries, BATCH);
-        int found = 0;
-        for (byte[] k : keys) {
-            found += map.readValue(k, LAST_BYTE) == Boolean.TRUE ? 1 : 0;
-        }
-        return found;
-    }
-
-    /** The same 16 gets after {@link FerriteMap#prefetch} of their keys. Time per get. */
-    @Benchmark
-    @OperationsPerInvocation(BATCH)
-    public int getHitBatchPrefetched(MapAccess a) {
-        byte[][] keys = a.batch(hitBytes, entries, BATCH);
-        map.prefetch(keys, 0, BATCH);
-        int found = 0;
-        for (byte[] k : keys) {
-            found += map.readValue(k, LAST_BYTE) == Boolean.TRUE ? 1 : 0;
-        }
-        return found;
     }
 
     @Benchmark

@@ -106,6 +106,11 @@ final class Catalog {
         }
         add("MapOps.getHitInPlace", new Entry(MAP, "get, hit", "FerriteMap readValue (zero-copy bytes)", true, false,
                 null, 1, "op"));
+        String batch = "get, hit, batches of 16 (per get)";
+        add("MapBatch.getHitBatch", new Entry(MAP, batch, "FerriteMap readValue, one after another", true, true, null, 1,
+                "op"));
+        add("MapBatch.getHitBatchPrefetched", new Entry(MAP, batch, "FerriteMap readValue after prefetch(keys)", true,
+                false, null, 1, "op"));
         add("MapReopen.openGetClose", new Entry(MAP, "reopen after a clean close", "FerriteMap", true, false, null, 1,
                 "open"));
         add("Chronicle.openGetClose", new Entry(MAP, "reopen after a clean close", "Chronicle Map (file)", false, true,

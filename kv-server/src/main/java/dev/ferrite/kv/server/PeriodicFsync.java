@@ -43,12 +43,7 @@ final class PeriodicFsync implements AutoCloseable {
     /** Stops the timer, then forces once more so a clean stop loses nothing. */
     @Override
     public void close() {
-        timer.shutdownNow();
-        try {
-            timer.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        DaemonTimer.stop(timer);
         forceAll();
     }
 }
