@@ -412,7 +412,6 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
         }
     }
 
-
     /**
      * Finds a key given as bytes and hands its value, where it lies in the map's memory, to a
      * reader. Allocates nothing; takes no lock. The reader may be called more than once (see

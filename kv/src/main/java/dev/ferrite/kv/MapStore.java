@@ -53,6 +53,13 @@ final class MapStore implements AutoCloseable {
     private static final int LIVENESS_EVERY = 50;
     /** Holes of a free list a writer looks at for one of the size it needs before it appends. */
     private static final int HOLES_LOOKED_AT = 4;
+    /** Keys warmed per pass of {@link #prefetch}: about as many misses as a core keeps in flight. */
+    private static final int PREFETCH_BATCH = 16;
+    /**
+     * Bytes of an entry {@link #prefetch} touches, a load per 64: an entry of a 16-byte key and a
+     * 100-byte value spans three lines.
+     */
+    private static final long PREFETCH_ENTRY_BYTES = 192;
 
     final ChunkPool pool;
     final String name;
@@ -64,10 +71,6 @@ final class MapStore implements AutoCloseable {
     private final int sectionShift;
     private final MapClients.Held client;
     private final AtomicReferenceArray<SectionView> views;
-    /** Keys warmed per pass of {@link #prefetch}: about as many misses as a core keeps in flight. */
-    private static final int PREFETCH_BATCH = 16;
-    /** Bytes of an entry {@link #prefetch} touches, a load per 64: one of a 16-byte key and a 100-byte value spans three lines. */
-    private static final long PREFETCH_ENTRY_BYTES = 192;
     /** The sum of what {@link #prefetch} loaded: stored so the JIT keeps the loads. */
     @SuppressWarnings("unused")
     private long prefetched;
@@ -382,7 +385,8 @@ final class MapStore implements AutoCloseable {
             SectionView v = at[i];
             long off = words[i];
             if (v != null && off >= 0 && v.entryFits(off)) {
-                for (long line = off; line < off + PREFETCH_ENTRY_BYTES && line + Long.BYTES <= v.heapEnd; line += 64) {
+                long end = Math.min(off + PREFETCH_ENTRY_BYTES, v.heapEnd - Long.BYTES + 1);
+                for (long line = off; line < end; line += 64) {
                     touched += v.segment.getLong(line);
                 }
             }
