@@ -74,9 +74,6 @@ public final class Consumer extends LinePadding implements AutoCloseable {
      */
     private long finishPredecessor() {
         long h = ring.head();
-        if (!ring.manyProducers) {
-            return h; // its consumer zeroes nothing and leaves the pending head alone
-        }
         long pending = segment.getLongVolatile(HEAD_PENDING_OFFSET);
         if (pending > h) {
             if (pending - h > capacity || ((pending - h) & (RecordLayout.ALIGNMENT - 1)) != 0) {
@@ -141,18 +138,17 @@ public final class Consumer extends LinePadding implements AutoCloseable {
     }
 
     /**
-     * Frees consumed ring bytes with one ordered store of the head. With many producers, free
-     * bytes must be zero (a header of 0 means "not yet published" and producers claim space
-     * concurrently, so none can zero ahead of itself), so they are zeroed before the head that
-     * frees them is published; the pending head, stored first, lets a successor finish if this
-     * process dies in between. A single producer zeroes the next header word itself.
+     * Frees consumed ring bytes with one ordered store of the head. Free bytes must be zero (a
+     * header of 0 means "not yet published"), so they are zeroed before the head that frees them
+     * is published; the pending head, stored first, lets a successor finish if this process dies
+     * in between. The consumer zeroes, not the producer: it writes lines the producer reaches
+     * again only a lap later, while a producer zeroing the word past each record would write the
+     * very line a caught-up consumer is reading (measured: see {@link OneToOneProducer}).
      */
     private void release(long start, long end) {
-        if (ring.manyProducers) {
-            segment.putLongOrdered(HEAD_PENDING_OFFSET, end);
-            VarHandle.storeStoreFence(); // the pending head lands before any zero
-            ring.zero(start, end);
-        }
+        segment.putLongOrdered(HEAD_PENDING_OFFSET, end);
+        VarHandle.storeStoreFence(); // the pending head lands before any zero
+        ring.zero(start, end);
         segment.putLongOrdered(HEAD_OFFSET, end);
         head = end;
         if (stallPosition != -1) {

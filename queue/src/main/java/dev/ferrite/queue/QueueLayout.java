@@ -30,7 +30,7 @@ public final class QueueLayout {
     /** "FERRITEQ" read as a little-endian long. */
     public static final long MAGIC = 0x5145544952524546L;
     /** Format version this code writes and reads. */
-    public static final int VERSION = 2;
+    public static final int VERSION = 3;
 
     /** Offset of the magic (long). */
     public static final int MAGIC_OFFSET = 0;
@@ -61,10 +61,9 @@ public final class QueueLayout {
     /** Offset of the head position (long), written only by the consumer. */
     public static final int HEAD_OFFSET = 128;
     /**
-     * Offset of the pending head (long), written only by the consumer of a many-producer queue:
-     * the position it is zeroing the ring up to before it publishes that position as the head. A
-     * consumer that finds it ahead of the head knows its predecessor died while zeroing and
-     * finishes the job. Stays 0 with one producer, whose consumer zeroes nothing.
+     * Offset of the pending head (long), written only by the consumer: the position it is zeroing
+     * the ring up to before it publishes that position as the head. A consumer that finds it ahead
+     * of the head knows its predecessor died while zeroing and finishes the job.
      */
     public static final int HEAD_PENDING_OFFSET = 136;
     /** Offset of the head cache (long), written by producers when they re-read the head. */
