@@ -19,9 +19,10 @@ import static dev.ferrite.queue.RecordLayout.header;
  *       bytes more room than it takes.</li>
  *   <li>Why the consumer zeroes and not the producer: a producer that zeroed the word past each
  *       record wrote into the line a caught-up consumer was polling, once per record. Measured on
- *       JDK 25 with 8-byte messages and a consumer thread, that made each JVM settle at its own
- *       speed, from 11 to 49 ns per offer (the same speed for fresh queues in one JVM, so set by
- *       how the JIT compiled it); with the consumer zeroing, eight JVMs ran at 12.0-13.9 ns.</li>
+ *       JDK 25 with 8-byte messages and a consumer thread, each JVM settled at its own speed,
+ *       from 11 to 49 ns per offer (the same for fresh queues within one JVM, so decided once per
+ *       JVM, most likely by its compiled code); with the consumer zeroing, eight JVMs ran at
+ *       12.0-13.9 ns.</li>
  *   <li>A head past this producer's tail is damage, never motion: nobody else moves the tail.</li>
  * </ul>
  */
