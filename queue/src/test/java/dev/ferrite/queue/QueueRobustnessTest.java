@@ -98,6 +98,30 @@ class QueueRobustnessTest {
         }
     }
 
+    /**
+     * A queue of format 2 (whose one-producer consumer left consumed bytes as they were) is refused
+     * by name and version, and opening it changes nothing: the build that made it can still drain it.
+     */
+    @org.junit.jupiter.api.Test
+    void aFormatTwoQueueIsRefusedNamingBothVersionsAndLeftAsItWas(@TempDir Path dir) {
+        QueueSpec spec = QueueSpec.file(dir.resolve("old.pool")).capacity(4096).build();
+        try (IpcQueue q = IpcQueue.create(spec)) {
+            try (Producer p = q.producer()) {
+                assertTrue(p.offer(new byte[] {1, 2, 3}, 0, 3, 5));
+            }
+            q.segment().putInt(QueueLayout.VERSION_OFFSET, 2);
+            CorruptFileException e = assertThrows(CorruptFileException.class, () -> IpcQueue.open(spec));
+            assertTrue(e.getMessage().contains("format version 2 is not the supported version 3"), e.getMessage());
+            assertEquals(2, q.segment().getInt(QueueLayout.VERSION_OFFSET));
+            q.segment().putInt(QueueLayout.VERSION_OFFSET, QueueLayout.VERSION);
+        }
+        try (IpcQueue q = IpcQueue.open(spec); Consumer c = q.consumer()) {
+            List<Integer> types = new ArrayList<>();
+            assertEquals(1, c.poll((seg, off, len, type) -> types.add(type), 10));
+            assertEquals(List.of(5), types, "the message written before the refusal is still there");
+        }
+    }
+
     /** Opening a queue that runs at full speed never refuses it as corrupt, in both modes. */
     @ParameterizedTest
     @ValueSource(booleans = {false, true})
