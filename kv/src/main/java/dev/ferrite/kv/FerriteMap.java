@@ -523,6 +523,33 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
         });
     }
 
+    /**
+     * {@link #updateValue} for a key that is present, {@link #putBytes} of {@code initial} for one
+     * that is absent, in one pass under the section's lock: a counter's first increment and its
+     * later ones cost one lookup each, and no other writer can come between the check and the
+     * write (in any process).
+     *
+     * @param key     the key's bytes, at most the map's key limit
+     * @param updater what to change if the key is present; then it runs exactly once
+     * @param initial the value stored if the key is absent, at most the map's value limit
+     * @return true if the key was present (the updater ran), false if {@code initial} was stored
+     * @throws FerriteException if a length is over its limit (nothing is written) or the pool is full
+     */
+    public boolean updateValueOrPut(byte[] key, ValueUpdater updater, byte[] initial) {
+        Objects.requireNonNull(updater, "updater");
+        Objects.requireNonNull(initial, "initial");
+        store.checkKeyLength(key.length);
+        store.checkValueLength(initial.length);
+        return store.write(key, 0, key.length, hash(key), c -> {
+            if (c.present()) {
+                c.update(updater);
+                return true;
+            }
+            c.put(initial, 0, initial.length);
+            return false;
+        });
+    }
+
     // ---------------------------------------------------------------- cursor iteration
 
     /** A scan cursor is {@code section << 32 | bucket cursor within the section}. */

@@ -16,6 +16,7 @@ import java.util.Iterator;
 import java.util.Map;
 import java.util.Random;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -164,6 +165,27 @@ class FerriteMapTest {
             assertFalse(map.updateValue("missing".getBytes(StandardCharsets.UTF_8), (seg, off, len) -> { }));
             assertTrue(map.removeBytes(key));
             assertFalse(map.removeBytes(key));
+        }
+    }
+
+    @Test
+    void updateValueOrPutStoresTheInitialValueOnceThenUpdatesInPlace() {
+        try (FerriteMap<byte[], byte[]> map = FerriteMap.builder(Codec.bytes(), Codec.bytes()).maxValueSize(8).create()) {
+            byte[] key = "hits".getBytes(StandardCharsets.UTF_8);
+            ValueUpdater increment = (seg, off, len) -> seg.putLong(off, seg.getLong(off) + 1);
+            byte[] one = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(1).array();
+            int[] ran = {0};
+            assertFalse(map.updateValueOrPut(key, (seg, off, len) -> ran[0]++, one));
+            assertEquals(0, ran[0], "the updater must not run for an absent key");
+            assertArrayEquals(one, map.getBytes(key));
+            for (int i = 0; i < 99; i++) {
+                assertTrue(map.updateValueOrPut(key, increment, one));
+            }
+            assertEquals(Long.valueOf(100), map.<Long>readValue(key, (seg, off, len) -> seg.getLong(off)));
+            assertEquals(1, map.size());
+            byte[] other = "other".getBytes(StandardCharsets.UTF_8);
+            assertThrows(FerriteException.class, () -> map.updateValueOrPut(other, increment, new byte[9]));
+            assertNull(map.getBytes(other), "an over-limit initial value writes nothing");
         }
     }
 

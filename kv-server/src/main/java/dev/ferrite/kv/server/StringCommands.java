@@ -261,14 +261,20 @@ final class StringCommands {
     }
 
     /**
-     * INCRBY: in place through the map's zero-copy update when the number keeps its number of
-     * digits (no heap copy of the value, no new entry), else a compute that rewrites the value.
+     * INCRBY in one pass of the map's zero-copy API where it can: an absent key is stored as
+     * {@code delta}; a present one is changed in the map's memory when the number keeps its
+     * number of digits (no heap copy of the value). Otherwise (expired, not an integer, overflow,
+     * a digit more or less) a compute decides and rewrites the value.
      */
     private static RedisMessage incrBy(ServerContext c, ClientSession s, byte[] key, long delta) {
         FerriteMap<byte[], byte[]> map = c.databases.get(s.db);
         long now = System.currentTimeMillis();
         InPlaceIncrement inPlace = new InPlaceIncrement(delta, now);
-        if (map.updateValue(key, inPlace) && inPlace.reply != null) {
+        byte[] initial = ValueLayout.encode(ValueLayout.NO_EXPIRY, Long.toString(delta).getBytes(StandardCharsets.US_ASCII));
+        if (!map.updateValueOrPut(key, inPlace, initial)) {
+            return Replies.integer(delta);
+        }
+        if (inPlace.reply != null) {
             return inPlace.reply;
         }
         RedisMessage[] reply = {null};
