@@ -1,6 +1,7 @@
 package dev.ferrite.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ferrite.bench.report.Report;
@@ -70,6 +71,8 @@ class BenchSmokeTest {
             assertTrue(summary.contains(experiment), experiment + " in the summary\n" + summary);
         }
         assertTrue(summary.contains("Agrona OneToOneRingBuffer.write, "), "the queue's baseline\n" + summary);
+        assertFalse(summary.contains("batches of 16"), "a row with no backend's cell stays in the full table\n" + summary);
+        assertTrue(md.contains("batches of 16"), md);
         assertTrue(md.contains("median per item") && md.contains("spread"), md);
 
         // --publish writes the page and the README's summary from this one report.

@@ -200,7 +200,8 @@ public final class Report {
     /**
      * The few lines a reader sees first: one row per operation of each experiment at its first size
      * (the queue at 8 and 64 bytes), each Ferrite backend's ratio to the baseline (its plain
-     * checked call: no batch, no checks off) and the best peer's.
+     * checked call: no batch, no checks off) and the best peer's. An operation no backend has a
+     * plain row for (the batched gets, measured on one backend) is left to the full table.
      *
      * @return a small Markdown table under the environment line
      */
@@ -228,6 +229,9 @@ public final class Report {
             if (queue ? sizes.contains("messageSize=") && !sizes.matches(".*messageSize=(8|64)\\b.*")
                     : !firstSize.computeIfAbsent(opKey, k -> sizes).equals(sizes)) {
                 continue;
+            }
+            if (group.stream().noneMatch(r -> !r.backend().isEmpty() && r.entry().representsBackend())) {
+                continue; // no backend's cell to fill (the batched gets run on one backend): the full table has it
             }
             Row base = group.stream().filter(r -> r.entry().baseline()).findFirst().orElse(null);
             md.append("| ").append(any.entry().experiment()).append(" | ").append(operation(any)).append(" | ")
