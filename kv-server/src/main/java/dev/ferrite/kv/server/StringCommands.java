@@ -19,6 +19,9 @@ import java.util.List;
 final class StringCommands {
 
     private static final RedisMessage NOT_FLOAT = Replies.error("ERR value is not a valid float");
+    /** What INCR and DECR store for an absent key (the map copies it; never changed here). */
+    private static final byte[] STORED_ONE = counter(1);
+    private static final byte[] STORED_MINUS_ONE = counter(-1);
     private static final RedisMessage TOO_BIG =
             Replies.error("ERR string exceeds maximum allowed size (proto-max-bulk-len)");
 
@@ -270,7 +273,7 @@ final class StringCommands {
         FerriteMap<byte[], byte[]> map = c.databases.get(s.db);
         long now = System.currentTimeMillis();
         InPlaceIncrement inPlace = new InPlaceIncrement(delta, now);
-        byte[] initial = ValueLayout.encode(ValueLayout.NO_EXPIRY, Long.toString(delta).getBytes(StandardCharsets.US_ASCII));
+        byte[] initial = delta == 1 ? STORED_ONE : delta == -1 ? STORED_MINUS_ONE : counter(delta);
         if (!map.updateValueOrPut(key, inPlace, initial)) {
             return Replies.integer(delta);
         }
@@ -302,6 +305,11 @@ final class StringCommands {
             return ValueLayout.encode(at, Long.toString(next).getBytes(StandardCharsets.US_ASCII));
         });
         return reply[0];
+    }
+
+    /** @return a counter's stored form: no expiry, the number in decimal */
+    private static byte[] counter(long value) {
+        return ValueLayout.encode(ValueLayout.NO_EXPIRY, Long.toString(value).getBytes(StandardCharsets.US_ASCII));
     }
 
     private static boolean overflows(long value, long delta) {

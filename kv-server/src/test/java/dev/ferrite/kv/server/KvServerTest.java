@@ -150,6 +150,14 @@ class KvServerTest {
             assertEquals(10L, c.call("DECR", "n"));
             assertEquals(-5L, c.call("DECRBY", "n", "15"));
             assertEquals("-5", c.call("GET", "n"));
+            // Absent keys start from 0, with no expiry; one counter's first value is not another's.
+            assertEquals(-1L, c.call("DECR", "down"));
+            assertEquals(1L, c.call("INCR", "up"));
+            assertEquals(2L, c.call("INCR", "up"));
+            assertEquals(1L, c.call("INCR", "other"));
+            assertEquals(42L, c.call("INCRBY", "fresh", "42"));
+            assertEquals("-1", c.call("GET", "down"));
+            assertEquals(-1L, c.call("TTL", "fresh"));
             c.call("SET", "s", "abc");
             assertEquals(new Err("ERR value is not an integer or out of range"), c.call("INCR", "s"));
             c.call("SET", "lead", "007");
