@@ -48,6 +48,7 @@ public final class FerriteMapBuilder<K, V> {
     private String name = DEFAULT_NAME;
     private String backend;
     private long expectedEntries = 1024;
+    private int sections;
     private int averageKeySize = 16;
     private int averageValueSize = 64;
     private int maxKeySize = DEFAULT_MAX_KEY;
@@ -136,6 +137,27 @@ public final class FerriteMapBuilder<K, V> {
     }
 
     /**
+     * Sets how many sections a new map's index is split into, instead of the count derived from
+     * {@link #expectedEntries} (one per 65,536 expected entries, at least 16 and at most 1024).
+     * Each section has its own lock and grows on its own: growing copies one section while the
+     * others keep serving, so more sections mean shorter stalls for the writers of a growing map
+     * (a server's tail latency) and more writers at once, at the cost of at least one pool chunk
+     * (of address space; a file pool's untouched pages cost no disk) per section. Used by
+     * {@link #create()} only: an existing map keeps the count it was made with.
+     *
+     * @param count a power of two in [1, 1024]
+     * @return this builder
+     * @throws InvalidSpecException if {@code count} is not
+     */
+    public FerriteMapBuilder<K, V> sections(int count) {
+        if (count < 1 || count > MAX_SECTIONS || Integer.bitCount(count) != 1) {
+            throw new InvalidSpecException("sections " + count + " is not a power of two in [1, " + MAX_SECTIONS + "]");
+        }
+        this.sections = count;
+        return this;
+    }
+
+    /**
      * @param bytes the average encoded key size a new map should expect (a hint)
      * @return this builder
      */
@@ -219,7 +241,7 @@ public final class FerriteMapBuilder<K, V> {
             return new FerriteMap<>(keyCodec, valueCodec, MapStore.create(pool, name, shape(pool)), null);
         }
         ChunkPool made = backend().createPool(location().capacity(capacity)
-                .maxNamedSegments(2 * sections(expectedEntries) + 64).build());
+                .maxNamedSegments(2 * sectionCount() + 64).build());
         try {
             return new FerriteMap<>(keyCodec, valueCodec, MapStore.create(made, name, shape(made)), made);
         } catch (RuntimeException e) {
@@ -314,9 +336,19 @@ public final class FerriteMapBuilder<K, V> {
         return Integer.highestOneBit((int) wanted * 2 - 1);
     }
 
+    /** @return the section count a new map gets: the one set, else one derived from the expected entries */
+    private int sectionCount() {
+        return sections > 0 ? sections : sections(expectedEntries);
+    }
+
     private MapStore.Shape shape(ChunkPool p) {
-        int sections = sections(expectedEntries);
+        int sections = sectionCount();
         int freeNames = p.spec().maxNamedSegments() - p.segmentNames().size() - 1;
+        if (this.sections > 0 && sections * 2 > freeNames) {
+            throw new FerriteException(p.spec().describe() + " has " + Math.max(0, freeNames) + " free segment names;"
+                    + " a map of " + sections + " sections needs " + (sections * 2 + 1) + " (maxNamedSegments "
+                    + p.spec().maxNamedSegments() + ")");
+        }
         while (sections > 1 && sections * 2 > freeNames) {
             sections >>= 1;
         }

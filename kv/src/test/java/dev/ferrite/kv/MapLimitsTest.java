@@ -2,6 +2,8 @@ package dev.ferrite.kv;
 
 import dev.ferrite.ChunkPool;
 import dev.ferrite.Ferrite;
+import dev.ferrite.FerriteException;
+import dev.ferrite.InvalidSpecException;
 import dev.ferrite.PoolExhaustedException;
 import dev.ferrite.PoolSpec;
 import org.junit.jupiter.api.Test;
@@ -109,6 +111,52 @@ class MapLimitsTest {
             }
             assertTrue(FerriteMap.delete(pool, "a.b"));
             assertEquals(0, pool.segmentNames().size(), pool.segmentNames().toString());
+        }
+    }
+
+    @Test
+    void aSetSectionCountIsKeptAcrossReopeningAndGrowth() {
+        Path file = dir.resolve("sections.pool");
+        try (FerriteMap<Integer, Integer> map = FerriteMap.builder(Codec.int32(), Codec.int32()).file(file)
+                .sections(256).create()) {
+            assertEquals(256, map.stats().sections());
+            for (int k = 0; k < 50_000; k++) {
+                map.put(k, ~k);
+            }
+            assertTrue(map.stats().rebuilds() > 0, "sections grew: " + map.stats());
+            assertEquals(256, map.stats().sections());
+        }
+        try (FerriteMap<Integer, Integer> map = FerriteMap.builder(Codec.int32(), Codec.int32()).file(file)
+                .sections(16).open()) {
+            assertEquals(256, map.stats().sections(), "an existing map keeps its own count");
+            assertEquals(50_000, map.size());
+            for (int k = 0; k < 50_000; k += 7) {
+                assertEquals(~k, map.get(k));
+            }
+        }
+    }
+
+    @Test
+    void aSectionCountThatIsNoPowerOfTwoInRangeIsRefusedNamingIt() {
+        for (int bad : new int[] {0, -4, 3, 48, 2048}) {
+            InvalidSpecException e = assertThrows(InvalidSpecException.class,
+                    () -> FerriteMap.builder(Codec.int32(), Codec.int32()).sections(bad));
+            assertTrue(e.getMessage().contains("sections " + bad + " ") && e.getMessage().contains("[1, 1024]"),
+                    e.getMessage());
+        }
+        try (ChunkPool pool = Ferrite.backend("unsafe").createPool(PoolSpec.anonymous().chunkSize(64 << 10)
+                .capacity(64L << 20).maxNamedSegments(40).build())) {
+            FerriteException e = assertThrows(FerriteException.class,
+                    () -> FerriteMap.builder(Codec.int32(), Codec.int32()).pool(pool, "m").sections(32).create());
+            assertTrue(e.getMessage().contains("32 sections needs 65") && e.getMessage().contains("maxNamedSegments 40"),
+                    e.getMessage());
+            assertEquals(0, pool.segmentNames().size(), "nothing was made: " + pool.segmentNames());
+            try (FerriteMap<Integer, Integer> map = FerriteMap.builder(Codec.int32(), Codec.int32()).pool(pool, "m")
+                    .sections(16).create()) {
+                map.put(1, 2);
+                assertEquals(16, map.stats().sections());
+                assertEquals(2, map.get(1));
+            }
         }
     }
 }

@@ -22,6 +22,15 @@ final class Databases implements AutoCloseable {
     /** Number of databases, as Redis's default {@code databases 16}. */
     static final int COUNT = 16;
 
+    /**
+     * Sections of a new database's map. A map grows section by section, and the event loop that
+     * runs a write waits while its section grows: with 256 sections a step copies a 256th of the
+     * keys, where the map's own default for a size it is not told (16 sections) copies a 16th.
+     * Measured inserting 5M keys of 20 B with 100 B values into a file map in-process: the longest
+     * put 35-40 ms instead of 125 ms, all puts 5.5-5.7 s instead of 7.4-8.5 s.
+     */
+    static final int SECTIONS = 256;
+
     private static final Logger LOG = LoggerFactory.getLogger(Databases.class);
 
     private final Path directory;
@@ -71,7 +80,8 @@ final class Databases implements AutoCloseable {
         FerriteMap<byte[], byte[]> map = maps.get(index);
         if (map == null) {
             long start = System.nanoTime();
-            var builder = FerriteMap.builder(Codec.bytes(), Codec.bytes()).file(file(index));
+            var builder = FerriteMap.builder(Codec.bytes(), Codec.bytes()).file(file(index))
+                    .sections(SECTIONS);
             if (backend != null) {
                 builder.backend(backend);
             }

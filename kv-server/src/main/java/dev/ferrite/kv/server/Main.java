@@ -1,6 +1,7 @@
 package dev.ferrite.kv.server;
 
 import dev.ferrite.FerriteException;
+import io.netty.util.ResourceLeakDetector;
 
 import java.util.concurrent.CountDownLatch;
 
@@ -21,6 +22,7 @@ public final class Main {
      * @throws InterruptedException if interrupted while serving
      */
     public static void main(String[] args) throws InterruptedException {
+        quietLeakDetection();
         KvServer server;
         try {
             server = ServerOptions.parse(args).start();
@@ -36,5 +38,17 @@ public final class Main {
             stopped.countDown();
         }, "ferrite-kv-shutdown"));
         stopped.await();
+    }
+
+    /**
+     * Turns Netty's buffer leak detector off unless the command line sets its level: at its default
+     * it records a stack trace for one buffer in 128, on the event loops. The tests
+     * run the server with it on.
+     */
+    private static void quietLeakDetection() {
+        if (System.getProperty("io.netty.leakDetection.level") == null
+                && System.getProperty("io.netty.leakDetectionLevel") == null) {
+            ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
+        }
     }
 }

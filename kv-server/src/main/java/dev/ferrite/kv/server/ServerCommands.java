@@ -31,7 +31,10 @@ final class ServerCommands {
         });
         r.add("flushall", -1, (c, s, a) -> {
             for (int i = 0; i < Databases.COUNT; i++) {
-                c.databases.get(i).clear();
+                FerriteMap<byte[], byte[]> db = c.databases.ifOpen(i); // every database that exists is open
+                if (db != null) {
+                    db.clear();
+                }
             }
             return Replies.OK;
         });

@@ -250,8 +250,17 @@ class KvServerTest {
             assertEquals(0L, c.call("DBSIZE"));
             c.call("SELECT", "0");
             assertEquals("zero", c.call("GET", "k"));
+            c.call("SELECT", "1");
+            c.call("SET", "k", "one again");
             assertEquals("OK", c.call("FLUSHALL"));
             assertEquals(0L, c.call("DBSIZE"));
+            c.call("SELECT", "0");
+            assertEquals(0L, c.call("DBSIZE"), "FLUSHALL emptied database 0 as well");
+        }
+        try (var files = java.nio.file.Files.list(data)) {
+            assertEquals(java.util.Set.of("db0.ferrite", "db1.ferrite"),
+                    files.map(f -> f.getFileName().toString()).collect(java.util.stream.Collectors.toSet()),
+                    "FLUSHALL makes no database that was never used");
         }
     }
 
