@@ -345,7 +345,7 @@ public final class FerriteMapBuilder<K, V> {
         int sections = sectionCount();
         int freeNames = p.spec().maxNamedSegments() - p.segmentNames().size() - 1;
         if (this.sections > 0 && sections * 2 > freeNames) {
-            throw new FerriteException(p.spec().describe() + " has " + Math.max(0, freeNames) + " free segment names;"
+            throw new FerriteException(p.spec().describe() + " has " + Math.max(0, freeNames + 1) + " free segment names;"
                     + " a map of " + sections + " sections needs " + (sections * 2 + 1) + " (maxNamedSegments "
                     + p.spec().maxNamedSegments() + ")");
         }

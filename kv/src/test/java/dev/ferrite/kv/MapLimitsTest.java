@@ -137,6 +137,20 @@ class MapLimitsTest {
     }
 
     @Test
+    void aMapOfOneSectionHoldsEveryKey() {
+        try (FerriteMap<Integer, Integer> map = FerriteMap.builder(Codec.int32(), Codec.int32()).sections(1).create()) {
+            for (int k = 0; k < 20_000; k++) {
+                map.put(k, k * 3);
+            }
+            assertEquals(1, map.stats().sections());
+            assertEquals(20_000, map.size());
+            for (int k = 0; k < 20_000; k++) {
+                assertEquals(k * 3, map.get(k));
+            }
+        }
+    }
+
+    @Test
     void aSectionCountThatIsNoPowerOfTwoInRangeIsRefusedNamingIt() {
         for (int bad : new int[] {0, -4, 3, 48, 2048}) {
             InvalidSpecException e = assertThrows(InvalidSpecException.class,
@@ -148,7 +162,7 @@ class MapLimitsTest {
                 .capacity(64L << 20).maxNamedSegments(40).build())) {
             FerriteException e = assertThrows(FerriteException.class,
                     () -> FerriteMap.builder(Codec.int32(), Codec.int32()).pool(pool, "m").sections(32).create());
-            assertTrue(e.getMessage().contains("32 sections needs 65") && e.getMessage().contains("maxNamedSegments 40"),
+            assertTrue(e.getMessage().contains("has 40 free segment names; a map of 32 sections needs 65 (maxNamedSegments 40)"),
                     e.getMessage());
             assertEquals(0, pool.segmentNames().size(), "nothing was made: " + pool.segmentNames());
             try (FerriteMap<Integer, Integer> map = FerriteMap.builder(Codec.int32(), Codec.int32()).pool(pool, "m")
