@@ -342,17 +342,18 @@ public final class FerriteMapBuilder<K, V> {
     }
 
     private MapStore.Shape shape(ChunkPool p) {
-        int sections = sectionCount();
-        int freeNames = p.spec().maxNamedSegments() - p.segmentNames().size() - 1;
-        if (this.sections > 0 && sections * 2 > freeNames) {
-            throw new FerriteException(p.spec().describe() + " has " + Math.max(0, freeNames + 1) + " free segment names;"
-                    + " a map of " + sections + " sections needs " + (sections * 2 + 1) + " (maxNamedSegments "
+        // A map takes one name for its header and, per section, two (a generation and the next).
+        int freeNames = p.spec().maxNamedSegments() - p.segmentNames().size();
+        int count = sectionCount();
+        if (sections > 0 && 2 * count + 1 > freeNames) {
+            throw new FerriteException(p.spec().describe() + " has " + Math.max(0, freeNames) + " free segment names;"
+                    + " a map of " + count + " sections needs " + (2 * count + 1) + " (maxNamedSegments "
                     + p.spec().maxNamedSegments() + ")");
         }
-        while (sections > 1 && sections * 2 > freeNames) {
-            sections >>= 1;
+        while (count > 1 && 2 * count + 1 > freeNames) {
+            count >>= 1; // a count derived from a hint shrinks to what the pool can name
         }
-        if (freeNames < 2) {
+        if (freeNames < 3) {
             throw new FerriteException(p.spec().describe() + " has " + Math.max(0, freeNames)
                     + " free segment names; a map needs at least 3 (maxNamedSegments " + p.spec().maxNamedSegments() + ")");
         }
@@ -361,12 +362,12 @@ public final class FerriteMapBuilder<K, V> {
             throw new InvalidSpecException("map name '" + name + "' must be 1 to 200 bytes of UTF-8 and not end in"
                     + " .<number>.<number> (the form of its section segments' names)");
         }
-        long perSection = (expectedEntries + sections - 1) / sections;
+        long perSection = (expectedEntries + count - 1) / count;
         int slots = SectionLayout.MIN_SLOTS;
         while ((long) slots * 3 < perSection * 4 + 4 && slots < SectionLayout.MAX_SLOTS) {
             slots <<= 1;
         }
         long heap = perSection * EntryLayout.size(averageKeySize, averageValueSize);
-        return new MapStore.Shape(sections, slots, heap, maxKeySize, maxValueSize);
+        return new MapStore.Shape(count, slots, heap, maxKeySize, maxValueSize);
     }
 }

@@ -6,13 +6,16 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -257,9 +260,9 @@ class KvServerTest {
             c.call("SELECT", "0");
             assertEquals(0L, c.call("DBSIZE"), "FLUSHALL emptied database 0 as well");
         }
-        try (var files = java.nio.file.Files.list(data)) {
-            assertEquals(java.util.Set.of("db0.ferrite", "db1.ferrite"),
-                    files.map(f -> f.getFileName().toString()).collect(java.util.stream.Collectors.toSet()),
+        try (var files = Files.list(data)) {
+            assertEquals(Set.of("db0.ferrite", "db1.ferrite"),
+                    files.map(f -> f.getFileName().toString()).collect(Collectors.toSet()),
                     "FLUSHALL makes no database that was never used");
         }
     }
