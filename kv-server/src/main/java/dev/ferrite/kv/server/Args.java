@@ -25,6 +25,38 @@ final class Args {
         return parseLong(b, 0, b.length);
     }
 
+    /** {@link Long#MIN_VALUE} in decimal: the one value whose digits cannot be found by negating it. */
+    private static final byte[] MIN_LONG_TEXT = Long.toString(Long.MIN_VALUE).getBytes(StandardCharsets.US_ASCII);
+
+    /**
+     * Writes {@code v} in decimal, as {@link Long#toString(long)} does, into {@code dst} from
+     * index 0, without making a String.
+     *
+     * @param dst at least 20 bytes (the length of {@link Long#MIN_VALUE}'s form)
+     * @return how many bytes were written, 1 to 20
+     */
+    static int writeDecimal(long v, byte[] dst) {
+        if (v == Long.MIN_VALUE) {
+            System.arraycopy(MIN_LONG_TEXT, 0, dst, 0, MIN_LONG_TEXT.length);
+            return MIN_LONG_TEXT.length;
+        }
+        int sign = 0;
+        if (v < 0) {
+            dst[0] = '-';
+            v = -v;
+            sign = 1;
+        }
+        int end = sign + 1;
+        for (long t = v / 10; t > 0; t /= 10) {
+            end++;
+        }
+        for (int i = end - 1; i >= sign; i--) {
+            dst[i] = (byte) ('0' + v % 10);
+            v /= 10;
+        }
+        return end;
+    }
+
     /** As {@link #parseLong(byte[])} over {@code b[from, from + n)}. */
     static Long parseLong(byte[] b, int from, int n) {
         if (n == 0 || n > 20) {

@@ -1,6 +1,7 @@
 package dev.ferrite.kv.server;
 
 import dev.ferrite.FerriteException;
+import dev.ferrite.Segment;
 import dev.ferrite.kv.FerriteMap;
 
 /**
@@ -62,19 +63,7 @@ final class Keyspace {
      * @return the string of a key that has not expired, or null
      */
     byte[] liveData(byte[] key) {
-        long now = System.currentTimeMillis();
-        byte[] data = map.readValue(key, (seg, off, len) -> {
-            if (len < ValueLayout.DATA) {
-                return DAMAGED;
-            }
-            long at = seg.getLong(off + ValueLayout.EXPIRE_AT);
-            if (at != ValueLayout.NO_EXPIRY && at <= now) {
-                return EXPIRED;
-            }
-            byte[] d = new byte[len - ValueLayout.DATA];
-            seg.copyTo(off + ValueLayout.DATA, d, 0, d.length);
-            return d;
-        });
+        byte[] data = map.readValue(key, Keyspace::liveDataInPlace);
         if (data == null) {
             stats.keyspaceMisses.increment();
             return null;
@@ -85,6 +74,24 @@ final class Keyspace {
         }
         stats.keyspaceHits.increment();
         return data;
+    }
+
+    /**
+     * Reads a stored value in place for {@link #liveData}. The clock is read only for a value with
+     * an expiry, and the reader captures nothing, so a GET of a key without one makes no object
+     * but its reply and reads no clock.
+     */
+    private static byte[] liveDataInPlace(Segment seg, long off, int len) {
+        if (len < ValueLayout.DATA) {
+            return DAMAGED;
+        }
+        long at = seg.getLong(off + ValueLayout.EXPIRE_AT);
+        if (at != ValueLayout.NO_EXPIRY && at <= System.currentTimeMillis()) {
+            return EXPIRED;
+        }
+        byte[] d = new byte[len - ValueLayout.DATA];
+        seg.copyTo(off + ValueLayout.DATA, d, 0, d.length);
+        return d;
     }
 
     /** @return {@code stored} if it is live at {@code now} (null if absent or expired) */

@@ -271,8 +271,7 @@ final class StringCommands {
      */
     private static RedisMessage incrBy(ServerContext c, ClientSession s, byte[] key, long delta) {
         FerriteMap<byte[], byte[]> map = c.databases.get(s.db);
-        long now = System.currentTimeMillis();
-        InPlaceIncrement inPlace = new InPlaceIncrement(delta, now);
+        InPlaceIncrement inPlace = new InPlaceIncrement(delta);
         byte[] initial = delta == 1 ? STORED_ONE : delta == -1 ? STORED_MINUS_ONE : counter(delta);
         if (!map.updateValueOrPut(key, inPlace, initial)) {
             return Replies.integer(delta);
@@ -281,6 +280,7 @@ final class StringCommands {
             return inPlace.reply;
         }
         RedisMessage[] reply = {null};
+        long now = System.currentTimeMillis();
         map.compute(key, (k, stored) -> {
             if (stored != null) {
                 Keyspace.check(k, stored);
@@ -319,17 +319,16 @@ final class StringCommands {
     /**
      * The in-place INCRBY: under the entry's lock, reads the digits where they lie and writes the
      * new number over them when it has as many digits. Leaves {@link #reply} null when the value
-     * must be rewritten instead (expired, or the number changes length).
+     * must be rewritten instead (expired, or the number changes length). Reads the clock only for
+     * a value with an expiry, and makes no String for the new number.
      */
     private static final class InPlaceIncrement implements ValueUpdater {
         private final long delta;
-        private final long now;
         private final byte[] digits = new byte[20];
         RedisMessage reply;
 
-        InPlaceIncrement(long delta, long now) {
+        InPlaceIncrement(long delta) {
             this.delta = delta;
-            this.now = now;
         }
 
         @Override
@@ -339,7 +338,7 @@ final class StringCommands {
                 return; // not the server's layout: the compute path reports it
             }
             long at = segment.getLong(offset + ValueLayout.EXPIRE_AT);
-            if (at != ValueLayout.NO_EXPIRY && at <= now) {
+            if (at != ValueLayout.NO_EXPIRY && at <= System.currentTimeMillis()) {
                 return; // expired: counts as absent, rewritten from 0
             }
             if (n == 0 || n > digits.length) {
@@ -357,9 +356,8 @@ final class StringCommands {
                 return;
             }
             long next = value + delta;
-            byte[] text = Long.toString(next).getBytes(StandardCharsets.US_ASCII);
-            if (text.length == n) {
-                segment.copyFrom(text, 0, offset + ValueLayout.DATA, n);
+            if (Args.writeDecimal(next, digits) == n) {
+                segment.copyFrom(digits, 0, offset + ValueLayout.DATA, n);
                 reply = Replies.integer(next);
             }
         }

@@ -291,6 +291,42 @@ class KvServerTest {
         }
     }
 
+    /**
+     * A reply buffer is reused only once the channel has written it. The client first asks for
+     * 4 MB it does not read, so the sockets fill; then it sends small requests one at a time, each
+     * read and answered on its own while earlier replies wait in the server (which reads on until
+     * 1 MiB waits). Every reply must arrive whole and in order.
+     */
+    @Test
+    void repliesStayWholeWhileTheClientReadsNothingForAWhile() throws Exception {
+        try (RespClient c = client()) {
+            String[] values = new String[4];
+            for (int i = 0; i < values.length; i++) {
+                char[] text = new char[i == 0 ? 40_000 : 1_000 * i];
+                Arrays.fill(text, (char) ('a' + i));
+                values[i] = new String(text);
+                assertEquals("OK", c.call("SET", "v" + i, values[i]));
+            }
+            List<Integer> asked = new ArrayList<>();
+            StringBuilder large = new StringBuilder();
+            for (int n = 0; n < 100; n++) {
+                asked.add(0);
+                large.append(new String(RespClient.encode("GET", "v0")));
+            }
+            c.sendRaw(large.toString());
+            for (int n = 0; n < 1_000; n++) {
+                Thread.sleep(1); // each small request in a read of its own
+                int i = 1 + n % (values.length - 1);
+                asked.add(i);
+                c.send("GET", "v" + i);
+            }
+            for (int n = 0; n < asked.size(); n++) {
+                int i = asked.get(n);
+                assertEquals(values[i], c.read(), "reply " + n + " (GET v" + i + ")");
+            }
+        }
+    }
+
     @Test
     void malformedRequestsGetRedisProtocolErrorsAndCloseOnlyTheirConnection() throws Exception {
         try (RespClient other = client()) {
