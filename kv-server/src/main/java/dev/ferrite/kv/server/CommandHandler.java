@@ -117,14 +117,13 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
         return ctx.alloc().buffer(REPLY_BUFFER_BYTES);
     }
 
-    /** @return {@link #pending}, for the channel to write and release, keeping a reference to reuse it */
+    /**
+     * @return {@link #pending}, for the channel to write and release, keeping a reference to reuse
+     *         it ({@link #written} is null here: {@link #replyBuffer} took it when pending was made)
+     */
     private ByteBuf handOver() {
         ByteBuf b = pending;
         pending = null;
-        if (written != null) {
-            written.release();
-            written = null;
-        }
         if (b.capacity() <= KEPT_BUFFER_BYTES) {
             written = b.retain();
         }
