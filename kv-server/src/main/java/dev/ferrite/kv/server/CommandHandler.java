@@ -13,7 +13,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs each decoded request of one connection in order and encodes its reply ({@link RespWriter})
- * into one buffer; the replies of a pipeline go out in one write when the read completes. A protocol error is answered with
+ * into one buffer; the replies of a pipeline go out in one write after the event loop has served
+ * every ready connection ({@link PassFlush}). A protocol error is answered with
  * {@code -ERR Protocol error: ...} and the connection closed, as Redis does; a failing command
  * (a full pool, say) gets {@code -ERR} with the reason and the connection stays. A client whose
  * unsent replies pass the output-buffer limit is disconnected (Redis's
@@ -87,9 +88,23 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
         }
     }
 
+    /** Whether this connection waits for {@link PassFlush} to send its replies. */
+    private boolean flushRequested;
+
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        flushReplies(ctx);
+        if (!flushRequested) {
+            flushRequested = true;
+            PassFlush.request(this, ctx);
+        }
+    }
+
+    /** Sends the replies gathered in this pass of the event loop ({@link PassFlush}), if the connection is still there. */
+    void flushAfterPass(ChannelHandlerContext ctx) {
+        flushRequested = false;
+        if (!ctx.isRemoved()) {
+            flushReplies(ctx);
+        }
     }
 
     /** Forces written data under fsync always, then writes and flushes the replies gathered so far. */

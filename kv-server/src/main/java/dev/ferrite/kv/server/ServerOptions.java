@@ -14,15 +14,15 @@ import java.util.Map;
  * The runnable server's settings from the command line ({@code --name value}) and a config file
  * ({@code --config FILE}: one {@code name value} per line, {@code #} comments, as redis.conf),
  * with the same names in both; a flag overrides the file. Names: port, http-port, bind, data,
- * backend, requirepass, fsync, maxclients, timeout, threads, max-output-buffer,
+ * backend, requirepass, fsync, maxclients, timeout, threads, busy-poll, max-output-buffer,
  * proto-max-bulk-len, max-arguments, max-inline, max-request. Not thread-safe.
  */
 final class ServerOptions {
 
     /** Every setting name, in the order the usage lists them. */
     static final List<String> NAMES = List.of("port", "http-port", "bind", "data", "backend", "requirepass", "fsync",
-            "maxclients", "timeout", "threads", "max-output-buffer", "proto-max-bulk-len", "max-arguments",
-            "max-inline", "max-request", "config");
+            "maxclients", "timeout", "threads", "busy-poll", "max-output-buffer", "proto-max-bulk-len",
+            "max-arguments", "max-inline", "max-request", "config");
 
     /** The defaults of the runnable server: RESP on 6380, HTTP on 8080, data in ./ferrite-data. */
     static final int DEFAULT_HTTP_PORT = 8080;
@@ -81,6 +81,7 @@ final class ServerOptions {
                 case "maxclients" -> b.maxClients(toInt(e.getKey(), v));
                 case "timeout" -> b.idleTimeoutSeconds(toLong(e.getKey(), v));
                 case "threads" -> b.threads(toInt(e.getKey(), v));
+                case "busy-poll" -> b.busyPollMicros(toInt(e.getKey(), v));
                 case "max-output-buffer" -> b.maxOutputBufferBytes(toLong(e.getKey(), v));
                 case "proto-max-bulk-len" -> bulk = toInt(e.getKey(), v);
                 case "max-arguments" -> arguments = toInt(e.getKey(), v);

@@ -1,12 +1,16 @@
 package dev.ferrite.kv.server;
 
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SelectStrategyFactory;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollEventLoopGroup;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import java.nio.channels.spi.SelectorProvider;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The Netty transport the server runs on: native epoll where it loads (Linux with Netty's native
@@ -56,8 +60,20 @@ enum Transport {
         return cause == null ? null : String.valueOf(cause.getMessage());
     }
 
-    EventLoopGroup group(int threads) {
-        return this == EPOLL ? new EpollEventLoopGroup(threads) : new NioEventLoopGroup(threads);
+    /**
+     * @param threads         event-loop threads, at least 1
+     * @param busyPollMicros  how long each loop keeps polling after its last work before it sleeps
+     *                        ({@link BusyPoll}); 0 for Netty's usual wait
+     * @return a new event-loop group of this transport
+     */
+    EventLoopGroup group(int threads, int busyPollMicros) {
+        if (busyPollMicros == 0) {
+            return this == EPOLL ? new EpollEventLoopGroup(threads) : new NioEventLoopGroup(threads);
+        }
+        long window = TimeUnit.MICROSECONDS.toNanos(busyPollMicros);
+        SelectStrategyFactory strategy = () -> new BusyPoll(window, System::nanoTime);
+        return this == EPOLL ? new EpollEventLoopGroup(threads, strategy)
+                : new NioEventLoopGroup(threads, (ThreadFactory) null, SelectorProvider.provider(), strategy);
     }
 
     Class<? extends ServerChannel> serverChannel() {

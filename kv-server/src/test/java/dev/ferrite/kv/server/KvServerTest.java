@@ -204,6 +204,48 @@ class KvServerTest {
         }
     }
 
+    /**
+     * One event loop serving 16 connections at once flushes their replies after each pass over
+     * the ready ones ({@link PassFlush}): every connection must get its own replies, whole and in
+     * order, unpipelined and in pipelines of 10.
+     */
+    @Test
+    void connectionsSharingOneEventLoopEachGetTheirOwnReplies() throws Exception {
+        server.close();
+        server = KvServer.builder().port(0).dataDirectory(data).threads(1).start();
+        int clients = 16;
+        ExecutorService pool = Executors.newFixedThreadPool(clients);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < clients; t++) {
+                int id = t;
+                done.add(pool.submit(() -> {
+                    try (RespClient c = client()) {
+                        for (int i = 0; i < 300; i++) {
+                            String key = "c" + id + ":" + i;
+                            assertEquals("OK", c.call("SET", key, "v" + id + "-" + i));
+                            assertEquals("v" + id + "-" + i, c.call("GET", key));
+                        }
+                        for (int round = 0; round < 30; round++) {
+                            for (int i = 0; i < 10; i++) {
+                                c.send("GET", "c" + id + ":" + (round * 10 + i));
+                            }
+                            for (int i = 0; i < 10; i++) {
+                                assertEquals("v" + id + "-" + (round * 10 + i), c.read());
+                            }
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get();
+            }
+        } finally {
+            pool.shutdown();
+        }
+    }
+
     @Test
     void expiryIsKeptAndExpiredKeysAreNeverReturned() throws Exception {
         try (RespClient c = client()) {
