@@ -94,7 +94,8 @@ final class ServerReport {
     static String summary(ServerVsRedis.ServerResults r) {
         StringBuilder b = new StringBuilder();
         b.append("Ferrite KV server against Redis ").append(r.redisVersion)
-                .append(" on the same core (`java -jar bench/target/ferrite-bench.jar --redis`; median of ")
+                .append(" on the same core (`java -jar bench/target/ferrite-bench.jar --redis`; Ferrite with `--busy-poll ")
+                .append(ServerVsRedis.BUSY_POLL_MICROS).append("`; median of ")
                 .append(r.rounds).append(" rounds; full table in [docs/SERVER-BENCHMARKS.md](docs/SERVER-BENCHMARKS.md)):\n\n");
         b.append("| test | unpipelined: Ferrite / Redis | `-P 16`: Ferrite / Redis |\n|---|---:|---:|\n");
         Map<String, Map<String, List<BenchmarkRow>>> plain = r.rows.getOrDefault(1, Map.of());

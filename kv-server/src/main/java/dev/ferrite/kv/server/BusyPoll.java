@@ -9,8 +9,8 @@ import java.util.function.LongSupplier;
  * work it keeps polling (a non-blocking {@code epoll_wait}, or {@code selectNow} on NIO) instead of
  * going to sleep; after that it blocks as usual. A loop that sleeps between two requests costs its
  * client a wake-up: with 50 unpipelined clients on 2 cores, Ferrite's event loop slept about once per
- * 26 requests (Redis's about once per 130), and each of those wake-ups is paid in the client's send.
- * Polling for 30 µs cut the server's context switches to one per 400 requests.
+ * 26 requests (Redis's once per 130-250), and each of those wake-ups is paid in the client's send.
+ * Polling for 30 µs cut the server's context switches to about one per 400 requests.
  *
  * <p>The price is CPU: under a steady trickle of requests (one every 30 µs or less) the loop's
  * core stays busy. An idle server still sleeps. One instance per event loop; not thread-safe.

@@ -11,7 +11,7 @@ import java.util.List;
  * instead of each right after its requests ran. The first request of a pass queues one task on
  * the loop; Netty runs the loop's tasks once it has handled every ready connection. Measured on
  * the bench machine with 50 unpipelined clients ({@code redis-benchmark -t get}), without busy
- * polling: 170-173k requests/s against 165-167k when each connection flushed at once.
+ * polling: 170-176k requests/s against 165-167k when each connection flushed at once.
  *
  * <p>One instance per event-loop thread; used by that thread only.
  */
