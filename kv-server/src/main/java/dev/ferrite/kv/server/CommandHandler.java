@@ -88,22 +88,32 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
         }
     }
 
-    /** Whether this connection waits for {@link PassFlush} to send its replies. */
-    private boolean flushRequested;
+    /** The context to flush once the event loop's pass is over ({@link PassFlush}), or null if none is due. */
+    private ChannelHandlerContext flushDue;
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        if (!flushRequested) {
-            flushRequested = true;
+        if (flushDue == null) {
+            flushDue = ctx;
             PassFlush.request(this, ctx);
         }
     }
 
-    /** Sends the replies gathered in this pass of the event loop ({@link PassFlush}), if the connection is still there. */
-    void flushAfterPass(ChannelHandlerContext ctx) {
-        flushRequested = false;
-        if (!ctx.isRemoved()) {
+    /**
+     * Sends the replies gathered in this pass of the event loop ({@link PassFlush}), if the
+     * connection is still there; a failure (a forced write under fsync always) closes the
+     * connection, as it did when the flush ran in the read.
+     */
+    void flushAfterPass() {
+        ChannelHandlerContext ctx = flushDue;
+        flushDue = null;
+        if (ctx == null || ctx.isRemoved()) {
+            return;
+        }
+        try {
             flushReplies(ctx);
+        } catch (RuntimeException e) {
+            exceptionCaught(ctx, e);
         }
     }
 

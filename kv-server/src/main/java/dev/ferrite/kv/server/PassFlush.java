@@ -25,7 +25,6 @@ final class PassFlush implements Runnable {
     };
 
     private final List<CommandHandler> handlers = new ArrayList<>();
-    private final List<ChannelHandlerContext> contexts = new ArrayList<>();
     private boolean queued;
 
     private PassFlush() {
@@ -34,25 +33,28 @@ final class PassFlush implements Runnable {
     /**
      * Has {@code handler} flush its replies at the end of the current pass. Call on the
      * connection's event loop, once per pass (the handler keeps track).
+     *
+     * @param ctx the handler's context, whose event loop runs the flush
      */
     static void request(CommandHandler handler, ChannelHandlerContext ctx) {
         PassFlush f = OF_LOOP.get();
         f.handlers.add(handler);
-        f.contexts.add(ctx);
         if (!f.queued) {
             f.queued = true;
             ctx.channel().eventLoop().execute(f);
         }
     }
 
-    /** Flushes every connection that asked since the last run, in the order they asked. */
+    /**
+     * Flushes every connection that asked since the last run, in the order they asked, those that
+     * ask meanwhile included.
+     */
     @Override
     public void run() {
         queued = false;
         for (int i = 0; i < handlers.size(); i++) {
-            handlers.get(i).flushAfterPass(contexts.get(i));
+            handlers.get(i).flushAfterPass();
         }
         handlers.clear();
-        contexts.clear();
     }
 }
