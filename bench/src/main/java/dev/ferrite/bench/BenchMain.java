@@ -182,7 +182,7 @@ public final class BenchMain {
             "  --publish   also write docs/BENCHMARKS.md and the summary in README.md (run from the repository root)",
             "  --help      this, then JMH's options",
             "",
-            "java -jar bench/target/ferrite-bench.jar --redis [--rounds 3] [--requests 1000000] [--out DIR] [--publish]",
+            "java -jar bench/target/ferrite-bench.jar --redis [--rounds 3] [--requests 1000000] [--busy-poll 0] [--out DIR] [--publish]",
             "  runs the KV server against a real redis-server with redis-benchmark (no JMH; about 10 minutes):",
             "  DIR/server-vs-redis.{md,html,csv}; --publish writes docs/SERVER-BENCHMARKS.md and the README summary.",
             "",

@@ -54,7 +54,7 @@ final class ServerReport {
                         + "`redis-benchmark` to core 1: `-t %s -n %,d -r %,d -d %d -c %d`, unpipelined and with `-P %d`, "
                         + "%d rounds alternating which server goes first, after one unmeasured round on each as a warm-up. Redis: "
                         + "`appendonly yes`, `appendfsync everysec`; Ferrite: `--fsync everysec --threads 1 --busy-poll "
-                        + ServerVsRedis.BUSY_POLL_MICROS + "`, `-XX:+UseSerialGC -Xmx512m`. "
+                        + r.busyPollMicros + "`, `-XX:+UseSerialGC -Xmx512m`. "
                         + "Throughput is the median of the rounds (range in brackets); p50/p99 are medians of the rounds' "
                         + "percentiles, in ms.\n\n",
                 ZonedDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm z")), r.cpu, r.java,
@@ -95,7 +95,7 @@ final class ServerReport {
         StringBuilder b = new StringBuilder();
         b.append("Ferrite KV server against Redis ").append(r.redisVersion)
                 .append(" on the same core (`java -jar bench/target/ferrite-bench.jar --redis`; Ferrite with `--busy-poll ")
-                .append(ServerVsRedis.BUSY_POLL_MICROS).append("`; median of ")
+                .append(r.busyPollMicros).append("`; median of ")
                 .append(r.rounds).append(" rounds; full table in [docs/SERVER-BENCHMARKS.md](docs/SERVER-BENCHMARKS.md)):\n\n");
         b.append("| test | unpipelined: Ferrite / Redis | `-P 16`: Ferrite / Redis |\n|---|---:|---:|\n");
         Map<String, Map<String, List<BenchmarkRow>>> plain = r.rows.getOrDefault(1, Map.of());

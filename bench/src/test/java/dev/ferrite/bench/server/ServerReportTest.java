@@ -28,7 +28,7 @@ class ServerReportTest {
 
     @Test
     void theReportGivesMediansRangesRatiosAndMemory(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
-        ServerVsRedis.ServerResults r = new ServerVsRedis.ServerResults(3, 1000, "7.0.15", "test CPU");
+        ServerVsRedis.ServerResults r = new ServerVsRedis.ServerResults(3, 1000, 25, "7.0.15", "test CPU");
         double[] redis = {100_000, 120_000, 110_000};
         double[] ferrite = {90_000, 150_000, 132_000};
         for (int i = 0; i < 3; i++) {
@@ -46,6 +46,8 @@ class ServerReportTest {
         assertTrue(md.contains("| Ferrite | 1,000,000 | 180.0 MiB | 270.0 MiB |"), md);
         String summary = ServerReport.summary(r);
         assertTrue(summary.contains("| GET | 1.20x (132,000 vs 110,000 req/s) | 0.80x (400,000 vs 500,000 req/s) |"), summary);
+        assertTrue(summary.contains("Ferrite with `--busy-poll 25`"), summary);
+        assertTrue(ServerReport.setup(r).contains("`--fsync everysec --threads 1 --busy-poll 25`"), ServerReport.setup(r));
         List<Path> files = r.write(dir);
         assertEquals(3, files.size());
         String html = Files.readString(dir.resolve("server-vs-redis.html"));

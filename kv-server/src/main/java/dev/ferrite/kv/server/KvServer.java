@@ -278,8 +278,9 @@ public final class KvServer implements AutoCloseable {
          *               before it sleeps, 0 to {@value #MAX_BUSY_POLL_MICROS} µs (default 0: it sleeps
          *               at once, as Redis does). Polling spares clients the wake-up of a sleeping
          *               server (unpipelined GETs from 50 clients on the bench machine: 176-181k
-         *               requests/s with 30 µs, 174-176k without) and costs CPU: under a steady
-         *               trickle of requests the loop's core stays busy. See {@link BusyPoll}.
+         *               requests/s with 30 µs, 174-176k without; the server bench's ratios to Redis
+         *               did not change beyond their spread) and costs CPU: under a steady trickle
+         *               of requests the loop's core stays busy. See {@link BusyPoll}.
          */
         public Builder busyPollMicros(int micros) {
             if (micros < 0 || micros > MAX_BUSY_POLL_MICROS) {
