@@ -52,7 +52,8 @@ final class ServerReport {
     static String setup(ServerVsRedis.ServerResults r) {
         return String.format(Locale.ROOT, "Run %s on %s; %s; Redis %s. Both servers pinned to core 0 with `taskset`, "
                         + "`redis-benchmark` to core 1: `-t %s -n %,d -r %,d -d %d -c %d`, unpipelined and with `-P %d`, "
-                        + "%d rounds alternating which server goes first, after one unmeasured round on each as a warm-up. Redis: "
+                        + "%d rounds alternating which server goes first, after one unmeasured round on each as a warm-up; "
+                        + "each pass starts once no AOF rewrite of Redis's is running. Redis: "
                         + "`appendonly yes`, `appendfsync everysec`; Ferrite: `--fsync everysec --threads 1 --busy-poll "
                         + r.busyPollMicros + "`, `-XX:+UseSerialGC -Xmx512m`. "
                         + "Throughput is the median of the rounds (range in brackets); p50/p99 are medians of the rounds' "

@@ -101,6 +101,7 @@ public final class ServerVsRedis {
                 for (int pipeline : new int[] {1, PIPELINE}) {
                     List<ServerProcess> order = round % 2 == 1 ? List.of(redis, ferrite) : List.of(ferrite, redis);
                     for (ServerProcess s : order) {
+                        Tools.awaitQuiet(redis); // no AOF rewrite of Redis's left running into a round
                         out.printf("round %d/%d, %s, pipeline %d%n", round, rounds, s.name, pipeline);
                         for (BenchmarkRow row : Tools.redisBenchmark(s.port, requests, pipeline, out)) {
                             results.add(pipeline, row.test(), s.name, row);

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /** The external programs the server bench runs: apt-get, redis-benchmark, taskset, jcmd. Stateless. */
@@ -96,6 +97,29 @@ final class Tools {
             }
         }
         Thread.sleep(1000);
+    }
+
+    /**
+     * Waits until Redis has no background rewrite or save running, at most 60 s; returns at once
+     * for Ferrite. An append-only Redis rewrites its file in a forked child each time the file
+     * doubles (every 3-15 s under this load, up to 3 s each), and a child still running on the
+     * shared core when Ferrite's round began slowed that round's first test, SET: its p99 was
+     * 0.56-2.3 ms in four runs, 0.37-0.41 ms with Ferrite alone on the core, and 0.391 ms in the
+     * first run that waited.
+     */
+    static void awaitQuiet(ServerProcess server) throws IOException, InterruptedException {
+        if (!server.name.equals("Redis")) {
+            return;
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline) {
+            String info = server.call("INFO", "persistence");
+            if (infoField(info, "aof_rewrite_in_progress") == 0 && infoField(info, "rdb_bgsave_in_progress") == 0) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        throw new IOException("Redis still rewrites its append-only file after 60 s");
     }
 
     /** @return a numeric field of an INFO reply */
