@@ -102,7 +102,7 @@ final class Tools {
     /**
      * Waits until Redis has no background rewrite or save running, at most 60 s; returns at once
      * for Ferrite. An append-only Redis rewrites its file in a forked child each time the file
-     * doubles (every 3-15 s under this load, up to 3 s each), and a child still running on the
+     * doubles (every 3-17 s under this load, up to 3 s each), and a child still running on the
      * shared core when Ferrite's round began slowed that round's first test, SET: its p99 was
      * 0.56-2.3 ms in four runs, 0.37-0.41 ms with Ferrite alone on the core, and 0.391 ms in the
      * first run that waited.
