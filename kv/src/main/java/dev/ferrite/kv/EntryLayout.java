@@ -2,7 +2,7 @@ package dev.ferrite.kv;
 
 /**
  * Byte layout of an entry in a section's heap. Little-endian; an entry starts 8-aligned and takes
- * {@link #size} bytes. Mirrored in {@code docs/FORMAT.md} ("Map, version 1").
+ * {@link #size} bytes. Mirrored in {@code docs/FORMAT.md} ("Map, version 2").
  *
  * <pre>
  *   0           4            8             12         16
@@ -13,8 +13,9 @@ package dev.ferrite.kv;
  *
  * <p>{@code CHECKSUM} is the low 32 bits of XXH64 (seed 0) of bytes [4, 16 + key + value): the
  * lengths, the zero word, the key and the value. An entry is written whole before a slot word
- * refers to it and is never changed afterwards, so a reader that finds a checksum that does not
- * match has found damage (or read a segment that was replaced meanwhile, which it checks).
+ * refers to it; afterwards only an in-place update changes its value and checksum, while the
+ * section's stamp is odd (readers then take the value from the undo record). So a reader that
+ * finds a checksum that does not match while the stamp is even and unchanged has found damage.
  */
 final class EntryLayout {
 

@@ -55,6 +55,12 @@ import java.util.function.Function;
  */
 public final class FerriteMap<K, V> extends AbstractMap<K, V> implements ConcurrentMap<K, V>, AutoCloseable {
 
+    /**
+     * The longest value, in bytes, that {@link #updateValue} changes where it lies; a longer one is
+     * changed in a copy that replaces it.
+     */
+    public static final int IN_PLACE_MAX_VALUE = UndoLayout.MAX_VALUE;
+
     private static final ValueReader<byte[]> COPY = (segment, offset, length) -> {
         byte[] b = new byte[length];
         segment.copyTo(offset, b, 0, length);
@@ -504,13 +510,17 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
     }
 
     /**
-     * Changes a value's bytes in the map's memory, atomically: under the lock of the key's section
-     * (in every process), the updater gets a copy of the value in the map's memory (no heap copy),
-     * and the changed copy is published with one store (see {@link ValueUpdater}).
+     * Changes a value's bytes where they lie in the map's memory, atomically: under the lock of the
+     * key's section (in every process), the updater gets the stored value itself (no heap copy, no
+     * new entry) when it is at most {@value #IN_PLACE_MAX_VALUE} bytes, else a copy in the map's
+     * memory that is then published in its place. Readers see the old value until the call returns,
+     * then the new one; a process killed inside the updater leaves the old value (see
+     * {@link ValueUpdater}).
      *
      * @param key     the key's bytes
      * @param updater what to change; runs exactly once if the key is present
      * @return whether the key was present
+     * @throws RuntimeException whatever the updater throws; the value is then as it was
      */
     public boolean updateValue(byte[] key, ValueUpdater updater) {
         Objects.requireNonNull(updater, "updater");

@@ -2,7 +2,7 @@ package dev.ferrite.kv;
 
 /**
  * Byte layout of a map's header segment, the named segment that carries the map's name in its
- * pool. Little-endian. Mirrored in {@code docs/FORMAT.md} ("Map, version 1").
+ * pool. Little-endian. Mirrored in {@code docs/FORMAT.md} ("Map, version 2").
  *
  * <pre>
  *   0        8         12         16          20         24           28        32
@@ -28,7 +28,7 @@ final class MapLayout {
     /** int: format version. */
     static final int VERSION = 8;
     /** The version this code writes and reads. */
-    static final int VERSION_VALUE = 1;
+    static final int VERSION_VALUE = 2;
     /** int: number of sections, a power of two in [1, {@value #MAX_SECTIONS}]. */
     static final int SECTIONS = 12;
     /** int: number of client slots, {@value #CLIENT_COUNT}. */
@@ -70,9 +70,10 @@ final class MapLayout {
     /** long, in a section line: damaged entries dropped by repairs and rebuilds. */
     static final int LINE_DROPPED = 32;
     /**
-     * long, in a section line: the reuse stamp, incremented by the lock holder before it writes
-     * into heap bytes a reader may still be reading (space of a removed or overwritten entry). A
-     * reader validates it with the generation.
+     * long, in a section line: the stamp. The lock holder adds 2 before it writes into heap bytes a
+     * reader may still be reading (space of a removed or overwritten entry), and 1 before and 1
+     * after it changes a value in place: odd means the undo record ({@link UndoLayout}) holds the
+     * value of the entry being changed. A reader validates it with the generation.
      */
     static final int LINE_STAMP = 40;
 

@@ -420,7 +420,11 @@ final class MapStore implements AutoCloseable {
                     Segment seg = v.segment;
                     int k = seg.getInt(off + EntryLayout.KEY_LENGTH);
                     int vl = seg.getInt(off + EntryLayout.VALUE_LENGTH);
-                    if (checksumMatches(v, off, k, vl)) {
+                    if ((stamp & 1) != 0 && off == undoEntry(v)) {
+                        // changed in place right now (or cut short): the old value is the undo record's
+                        result = reader.read(seg, SectionLayout.UNDO + UndoLayout.VALUE,
+                                seg.getInt(SectionLayout.UNDO + UndoLayout.LENGTH));
+                    } else if (checksumMatches(v, off, k, vl)) {
                         result = reader.read(seg, off + EntryLayout.KEY + k, vl);
                     } else {
                         damaged = true;
@@ -497,10 +501,10 @@ final class MapStore implements AutoCloseable {
      * @return key and value bytes of each entry, in slot order
      */
     List<byte[][]> snapshot(int section) {
-        return readConsistently(section, v -> {
+        return readConsistently(section, (v, undo) -> {
             List<byte[][]> out = new ArrayList<>();
             for (int i = 0; i < v.slots; i++) {
-                copyEntry(v, i, -1, out);
+                copyEntry(v, i, -1, undo, out);
             }
             return out;
         });
@@ -513,7 +517,7 @@ final class MapStore implements AutoCloseable {
      * {@code body} must only read and must tolerate seeing a half-written section (it is then
      * discarded).
      */
-    private <T> T readConsistently(int section, java.util.function.Function<SectionView, T> body) {
+    private <T> T readConsistently(int section, SectionRead<T> body) {
         long genAt = MapLayout.line(section) + LINE_GENERATION;
         long stampAt = MapLayout.line(section) + LINE_STAMP;
         while (true) {
@@ -524,7 +528,7 @@ final class MapStore implements AutoCloseable {
                 continue;
             }
             try {
-                T result = body.apply(v);
+                T result = body.apply(v, (stamp & 1) == 0 ? -1 : undoEntry(v));
                 VarHandle.acquireFence();
                 if (header.getLongVolatile(stampAt) == stamp && header.getLongVolatile(genAt) == g) {
                     return result;
@@ -535,13 +539,52 @@ final class MapStore implements AutoCloseable {
         }
     }
 
+    /** A read of one section's view, given where an in-place update is under way. */
+    @FunctionalInterface
+    private interface SectionRead<T> {
+        /**
+         * @param v         the section's view
+         * @param undoEntry offset of the entry whose value is to be taken from the undo record, or -1
+         * @return what the read found
+         */
+        T apply(SectionView v, long undoEntry);
+    }
+
+    /**
+     * @return the offset of the entry whose old value the section's undo record holds, or -1 if
+     * the record fails its check or names no place an entry can start; to be asked only while the
+     * section's stamp is odd
+     */
+    private static long undoEntry(SectionView v) {
+        Segment seg = v.segment;
+        long u = SectionLayout.UNDO;
+        int len = seg.getInt(u + UndoLayout.LENGTH);
+        if (len < 0 || len > UndoLayout.MAX_VALUE
+                || (int) seg.hash64(u + UndoLayout.LENGTH, UndoLayout.checkedLength(len)) != seg.getInt(u + UndoLayout.CHECK)) {
+            return -1;
+        }
+        long entry = seg.getLong(u + UndoLayout.ENTRY);
+        return v.entryFits(entry) ? entry : -1;
+    }
+
+    /** Writes the undo record of an in-place update of the entry at {@code entry}: its value and checksum. */
+    private static void saveUndo(Segment seg, long entry, long valueAt, int len) {
+        long u = SectionLayout.UNDO;
+        seg.putInt(u + UndoLayout.LENGTH, len);
+        seg.putLong(u + UndoLayout.ENTRY, entry);
+        seg.putInt(u + UndoLayout.CHECKSUM, seg.getInt(entry + EntryLayout.CHECKSUM));
+        seg.putInt(u + UndoLayout.RESERVED, 0);
+        seg.copyTo(valueAt, seg, u + UndoLayout.VALUE, len);
+        seg.putInt(u + UndoLayout.CHECK, (int) seg.hash64(u + UndoLayout.LENGTH, UndoLayout.checkedLength(len)));
+    }
+
     /**
      * Copies the entry a slot names into {@code out} if it is live, intact and (unless
      * {@code homeBucket} is -1) has that home slot.
      *
      * @return false if the slot is empty (the end of a probe run), true otherwise
      */
-    private boolean copyEntry(SectionView v, int slot, long homeBucket, List<byte[][]> out) {
+    private boolean copyEntry(SectionView v, int slot, long homeBucket, long undoEntry, List<byte[][]> out) {
         Segment seg = v.segment;
         long w = seg.getLongVolatile(SectionLayout.slot(slot));
         if (w == 0) {
@@ -556,7 +599,15 @@ final class MapStore implements AutoCloseable {
         }
         int k = seg.getInt(off + EntryLayout.KEY_LENGTH);
         int vl = seg.getInt(off + EntryLayout.VALUE_LENGTH);
-        if (!checksumMatches(v, off, k, vl)) {
+        long valueAt = off + EntryLayout.KEY + k;
+        if (off == undoEntry) {
+            // changed in place right now (or cut short): the old value is the undo record's
+            vl = seg.getInt(SectionLayout.UNDO + UndoLayout.LENGTH);
+            valueAt = SectionLayout.UNDO + UndoLayout.VALUE;
+            if (!lengthsFit(v, off, k, 0)) {
+                return true;
+            }
+        } else if (!checksumMatches(v, off, k, vl)) {
             return true;
         }
         if (homeBucket != -1 && (seg.hash64(off + EntryLayout.KEY, k) & v.mask) != homeBucket) {
@@ -565,7 +616,7 @@ final class MapStore implements AutoCloseable {
         byte[] kb = new byte[k];
         byte[] vb = new byte[vl];
         seg.copyTo(off + EntryLayout.KEY, kb, 0, k);
-        seg.copyTo(off + EntryLayout.KEY + k, vb, 0, vl);
+        seg.copyTo(valueAt, vb, 0, vl);
         out.add(new byte[][] {kb, vb});
         return true;
     }
@@ -596,13 +647,13 @@ final class MapStore implements AutoCloseable {
      *               take a few more)
      */
     BucketRun scanBuckets(int section, long cursor, int max) {
-        return readConsistently(section, v -> {
+        return readConsistently(section, (v, undo) -> {
             List<byte[][]> out = new ArrayList<>();
             long c = cursor;
             long mask = v.mask;
             do {
                 long bucket = c & mask;
-                for (int n = 0, i = (int) bucket; n <= mask && copyEntry(v, i, bucket, out); n++) {
+                for (int n = 0, i = (int) bucket; n <= mask && copyEntry(v, i, bucket, undo, out); n++) {
                     i = (i + 1) & v.mask;
                 }
                 c = nextBucketCursor(c, mask);
@@ -778,11 +829,47 @@ final class MapStore implements AutoCloseable {
             publish(at, len);
         }
 
-        /** Copies the present value to fresh space, lets the updater change it there, publishes it. */
+        /**
+         * Lets an updater change the present value. A value of at most {@link UndoLayout#MAX_VALUE}
+         * bytes is changed where it lies: its old bytes go to the section's undo record, the stamp
+         * turns odd (readers take the value from the record meanwhile), the updater writes the
+         * entry, the entry gets its new checksum and the stamp turns even again. If the updater
+         * throws, the old bytes are put back. A longer value is copied to fresh space, changed
+         * there and published as a new entry.
+         */
         void update(ValueUpdater updater) {
             if (!present()) {
                 throw new IllegalStateException("no entry to update");
             }
+            int len = valueLength;
+            if (len > UndoLayout.MAX_VALUE) {
+                updateCopy(updater);
+                return;
+            }
+            Segment seg = v.segment;
+            long valueAt = valueOffset();
+            saveUndo(seg, entry, valueAt, len);
+            long stampAt = MapLayout.line(section) + LINE_STAMP;
+            long stamp = header.getLong(stampAt);
+            header.putLongVolatile(stampAt, stamp + 1);
+            VarHandle.storeStoreFence();
+            boolean done = false;
+            try {
+                updater.update(seg, valueAt, len);
+                seg.putInt(entry + EntryLayout.CHECKSUM,
+                        (int) seg.hash64(entry + EntryLayout.KEY_LENGTH, EntryLayout.checkedLength(klen, len)));
+                done = true;
+            } finally {
+                if (!done) {
+                    seg.copyTo(SectionLayout.UNDO + UndoLayout.VALUE, seg, valueAt, len);
+                    seg.putInt(entry + EntryLayout.CHECKSUM, seg.getInt(SectionLayout.UNDO + UndoLayout.CHECKSUM));
+                }
+                header.putLongOrdered(stampAt, stamp + 2);
+            }
+        }
+
+        /** The update of a value too long for the undo record: a changed copy, published as a new entry. */
+        private void updateCopy(ValueUpdater updater) {
             int len = valueLength;
             long size = EntryLayout.size(klen, len);
             long at = append(size);
@@ -906,13 +993,13 @@ final class MapStore implements AutoCloseable {
         }
 
         /**
-         * Increments the section's reuse stamp, ordered before every store that follows: a reader
-         * that started before sees the stamp change and reads again; one that starts after no
-         * longer reaches the space through any slot.
+         * Adds 2 to the section's stamp (keeping it even: no in-place update under way), ordered
+         * before every store that follows: a reader that started before sees the stamp change and
+         * reads again; one that starts after no longer reaches the space through any slot.
          */
         private void stampReuse() {
             long at = MapLayout.line(section) + LINE_STAMP;
-            header.putLongVolatile(at, header.getLong(at) + 1);
+            header.putLongVolatile(at, header.getLong(at) + 2);
             VarHandle.storeStoreFence();
         }
 
@@ -984,6 +1071,9 @@ final class MapStore implements AutoCloseable {
             if (cur == 0) {
                 if (header.compareAndSetLong(at, 0, mine)) {
                     lockOwners[section] = me;
+                    if ((header.getLongVolatile(MapLayout.line(section) + LINE_STAMP) & 1) != 0) {
+                        settleInPlaceUpdate(section); // only a damaged file gets here: a dead writer keeps its lock
+                    }
                     return;
                 }
                 continue;
@@ -1016,12 +1106,42 @@ final class MapStore implements AutoCloseable {
         lockOwners[section] = Thread.currentThread();
         long pid = MapClients.lockHolderPid(header, lock);
         try {
+            settleInPlaceUpdate(section);
             repair(section, pid);
         } catch (RuntimeException e) {
             unlock(section);
             throw e;
         }
         return true;
+    }
+
+    /**
+     * For the new holder of a section's lock: if the stamp is odd, an in-place update was cut
+     * short; the undo record's value goes back into its entry (if the record passes its check and
+     * still fits that entry) and the stamp turns even.
+     */
+    private void settleInPlaceUpdate(int section) {
+        long stampAt = MapLayout.line(section) + LINE_STAMP;
+        long stamp = header.getLongVolatile(stampAt);
+        if ((stamp & 1) == 0) {
+            return;
+        }
+        SectionView v = current(section);
+        Segment seg = v.segment;
+        long entry = undoEntry(v);
+        int len = seg.getInt(SectionLayout.UNDO + UndoLayout.LENGTH);
+        if (entry >= 0 && lengthsFit(v, entry, seg.getInt(entry + EntryLayout.KEY_LENGTH), len)
+                && seg.getInt(entry + EntryLayout.VALUE_LENGTH) == len) {
+            long valueAt = entry + EntryLayout.KEY + seg.getInt(entry + EntryLayout.KEY_LENGTH);
+            seg.copyTo(SectionLayout.UNDO + UndoLayout.VALUE, seg, valueAt, len);
+            seg.putInt(entry + EntryLayout.CHECKSUM, seg.getInt(SectionLayout.UNDO + UndoLayout.CHECKSUM));
+            LOG.warn("map '{}' section {}: an in-place update of the entry at offset {} was cut short; "
+                    + "its old value was put back", name, section, entry);
+        } else {
+            LOG.warn("map '{}' section {}: an in-place update was cut short and its undo record fails its "
+                    + "check; the entry it changed fails its checksum if it was torn", name, section);
+        }
+        header.putLongVolatile(stampAt, stamp + 1);
     }
 
     private void unlock(int section) {

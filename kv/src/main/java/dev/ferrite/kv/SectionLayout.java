@@ -3,7 +3,7 @@ package dev.ferrite.kv;
 /**
  * Byte layout of a section's data segment: a header, an open-addressing table of slot words, and a
  * heap of entries ({@link EntryLayout}) filled from the front. Little-endian. Mirrored in
- * {@code docs/FORMAT.md} ("Map, version 1").
+ * {@code docs/FORMAT.md} ("Map, version 2").
  *
  * <pre>
  *   0        8            16        20       24           32         40          48        56       60     64
@@ -11,7 +11,8 @@ package dev.ferrite.kv;
  *   | MAGIC  | GENERATION | SECTION | SLOTS  | HEAP_START | HEAP_END | HEAP_TOP  | GARBAGE | USED   | CRC  |
  *   +--------+------------+---------+--------+------------+----------+-----------+---------+--------+------+
  *  64: FREE_LISTS heads of free lists, 8 bytes each; 120: TOP_CHECK
- * 128: SLOTS slot words of 8 bytes; HEAP_START = 128 + 8 * SLOTS; entries up to HEAP_END
+ * 128: the undo record of an in-place update ({@link UndoLayout}), UNDO_SIZE bytes
+ * 384: SLOTS slot words of 8 bytes; HEAP_START = 384 + 8 * SLOTS; entries up to HEAP_END
  * </pre>
  *
  * <p>The fields before {@link #HEAP_TOP} are written once, when the segment is built, and covered
@@ -58,8 +59,12 @@ final class SectionLayout {
     static final int FREE_LISTS = 7;
     /** long: {@link #topCheck} of HEAP_TOP, written with it: a damaged HEAP_TOP makes the writer rebuild. */
     static final int TOP_CHECK = 120;
+    /** Offset of the undo record ({@link UndoLayout}), written by the lock holder only. */
+    static final int UNDO = 128;
+    /** Bytes of the undo record. */
+    static final int UNDO_SIZE = 256;
     /** Offset of slot word 0. */
-    static final int TABLE = 128;
+    static final int TABLE = UNDO + UNDO_SIZE;
     /** In a hole: long, offset of the next hole of its list, 0 for none. */
     static final int HOLE_NEXT = 0;
     /** In a hole: int, the hole's size in bytes (a multiple of 8, at least {@code EntryLayout.HEADER}). */

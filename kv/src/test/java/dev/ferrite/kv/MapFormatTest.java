@@ -14,7 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Reads a map's bytes at the offsets written in docs/FORMAT.md ("Map, version 1"), as literals,
+ * Reads a map's bytes at the offsets written in docs/FORMAT.md ("Map, version 2"), as literals,
  * not through the descriptor classes, and finds a key the way the document says a reader in
  * another language would: the document and the code must agree.
  */
@@ -31,7 +31,7 @@ class MapFormatTest {
             map.remove("gone");
             Segment h = pool.open("m").orElseThrow();
             assertEquals("FERRMAP1", ascii(h, 0));
-            assertEquals(1, h.getInt(8));
+            assertEquals(2, h.getInt(8));
             int sections = h.getInt(12);
             assertEquals(16, sections);
             assertEquals(64, h.getInt(16));
@@ -70,7 +70,7 @@ class MapFormatTest {
             assertEquals(generation, s.getLong(8));
             assertEquals(section, s.getInt(16));
             int slots = s.getInt(20);
-            assertEquals(128 + 8L * slots, s.getLong(24));
+            assertEquals(384 + 8L * slots, s.getLong(24));
             byte[] gone = "gone".getBytes(StandardCharsets.UTF_8);
             long goneHash = XxHash64.hash(gone, 0, gone.length);
             if ((int) (goneHash >>> (64 - Integer.numberOfTrailingZeros(sections))) != section) {
@@ -87,7 +87,7 @@ class MapFormatTest {
             long word = 0;
             int idx = (int) hash & (slots - 1);
             for (int n = 0; n < slots; n++, idx = (idx + 1) & (slots - 1)) {
-                long w = s.getLong(128 + 8L * idx);
+                long w = s.getLong(384 + 8L * idx);
                 assertTrue(w != 0, "the probe reaches the key before an empty slot");
                 if (w != 1 && (w >>> 48) == ((hash >>> 32) & 0xFFFF)) {
                     word = w;
@@ -127,7 +127,7 @@ class MapFormatTest {
             map.put("key", "value-2");
             long second = entryOf(s, hash);
             assertTrue(second != first, "an update writes a new entry");
-            assertEquals(stamp + 1, h.getLong(line + 40), "STAMP + 1 before the old entry's bytes changed");
+            assertEquals(stamp + 2, h.getLong(line + 40), "STAMP + 2 before the old entry's bytes changed");
             assertEquals(first, s.getLong(64 + 8L * 4), "the old entry heads free list 4");
             assertEquals(0, s.getLong(first), "the hole is the list's last");
             assertEquals(32, s.getInt(first + 8), "the hole's size");
@@ -142,7 +142,7 @@ class MapFormatTest {
             assertEquals(first, entryOf(s, hash), "the next entry of that size takes the hole");
             assertEquals(second, s.getLong(64 + 8L * 4), "and the entry it replaced heads the list now");
             assertEquals(top, s.getLong(40), "HEAP_TOP did not move");
-            assertEquals(stamp + 3, h.getLong(line + 40), "STAMP + 1 to take the hole, + 1 to free the old entry");
+            assertEquals(stamp + 6, h.getLong(line + 40), "STAMP + 2 to take the hole, + 2 to free the old entry");
             assertEquals("value-3", map.get("key"));
 
             map.remove("key");
@@ -154,12 +154,58 @@ class MapFormatTest {
         }
     }
 
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ferrite.kv.MapTargets#backends")
+    void anInPlaceUpdateSavesTheOldValueInTheUndoRecordAndKeepsItsEntry(String backend) {
+        try (ChunkPool pool = MapTargets.anonymousPool(backend);
+             FerriteMap<byte[], byte[]> map = FerriteMap.builder(Codec.bytes(), Codec.bytes()).pool(pool, "m").create()) {
+            byte[] key = "counter".getBytes(StandardCharsets.UTF_8);
+            byte[] old = "0123456789".getBytes(StandardCharsets.UTF_8);
+            map.put(key, old);
+            Segment h = pool.open("m").orElseThrow();
+            long hash = XxHash64.hash(key, 0, key.length);
+            int section = (int) (hash >>> (64 - Integer.numberOfTrailingZeros(h.getInt(12))));
+            long line = 4224 + 64L * section;
+            long stamp = h.getLong(line + 40);
+            assertEquals(0, stamp % 2, "STAMP is even while no update is under way");
+            Segment s = pool.open("m." + section + "." + h.getLong(line + 8)).orElseThrow();
+            long entry = entryOf(s, hash);
+            int oldChecksum = s.getInt(entry);
+            long[] seen = new long[4];
+            byte[][] saved = new byte[1][];
+            assertTrue(map.updateValue(key, (seg, off, len) -> {
+                seen[0] = h.getLong(line + 40);
+                seen[1] = off;
+                seen[2] = s.getInt(128 + 4);
+                seen[3] = s.getLong(128 + 8);
+                saved[0] = bytes(s, 128 + 24, 10);
+                byte[] checked = bytes(s, 128 + 4, 20 + 10);
+                assertEquals((int) XxHash64.hash(checked, 0, checked.length), s.getInt(128), "the record's CHECK");
+                assertEquals(oldChecksum, s.getInt(128 + 16), "the entry's old checksum");
+                assertEquals(0, s.getInt(128 + 20));
+                seg.putByte(off, (byte) 'X');
+            }));
+            assertEquals(stamp + 1, seen[0], "STAMP is odd while the updater runs");
+            assertEquals(entry + 16 + 7, seen[1], "the updater writes the entry's own value bytes");
+            assertEquals(10, seen[2], "LENGTH");
+            assertEquals(entry, seen[3], "ENTRY");
+            assertEquals("0123456789", new String(saved[0], StandardCharsets.UTF_8), "the old value");
+            assertEquals(stamp + 2, h.getLong(line + 40), "STAMP is even again afterwards");
+            assertEquals(entry, entryOf(s, hash), "the same entry");
+            assertEquals("X123456789", new String(bytes(s, entry + 16 + 7, 10), StandardCharsets.UTF_8));
+            byte[] checked = bytes(s, entry + 4, 12 + 7 + 10);
+            assertEquals((int) XxHash64.hash(checked, 0, checked.length), s.getInt(entry), "the new checksum");
+            h.close();
+            s.close();
+        }
+    }
+
     /** @return the offset of the entry the key's slot word names, found as FORMAT.md says */
     private static long entryOf(Segment s, long hash) {
         int slots = s.getInt(20);
         int idx = (int) hash & (slots - 1);
         for (int n = 0; n < slots; n++, idx = (idx + 1) & (slots - 1)) {
-            long w = s.getLong(128 + 8L * idx);
+            long w = s.getLong(384 + 8L * idx);
             if (w != 1 && w != 0 && (w >>> 48) == ((hash >>> 32) & 0xFFFF)) {
                 return w & ((1L << 48) - 1);
             }

@@ -8,9 +8,12 @@ import java.nio.file.Path;
 
 /**
  * A second process on a map, for the multi-process tests: {@code writer} puts values and prints
- * an acknowledgement after each put returns, until killed; {@code merger} counts with
- * {@code merge}. Arguments: mode, backend, where ({@code file:PATH} or {@code shm:NAME}), then
- * the mode's own (writer: id, keys, first sequence number; merger: count).
+ * an acknowledgement after each put returns, until killed, and counts its own counter key
+ * {@code n<id>} up in place ({@code updateValue}) each time; {@code merger} counts with
+ * {@code merge}; {@code stuck} tears the value of key {@code stuck} inside an in-place update,
+ * prints {@code torn} and never returns (to be killed there). Arguments: mode, backend, where
+ * ({@code file:PATH} or {@code shm:NAME}), then the mode's own (writer: id, keys, first sequence
+ * number; merger: count).
  */
 public final class MapPeer {
 
@@ -50,7 +53,26 @@ public final class MapPeer {
                         map.remove("w" + id + "-gone-" + (i / 1000)); // removes too
                     }
                     map.put("w" + id + "-gone-" + (i / 1000 + 1), value(i));
+                    byte[] counter = ("n" + id).getBytes(StandardCharsets.UTF_8);
+                    long next = i;
+                    if (!map.updateValue(counter, (seg, off, len) -> seg.copyFrom(value(next), 0, off, len))) {
+                        map.put("n" + id, value(i));
+                    }
+                    out.println("n" + id + " " + i);
                 }
+            } else if (mode.equals("stuck")) {
+                map.updateValue("stuck".getBytes(StandardCharsets.UTF_8), (seg, off, len) -> {
+                    seg.fill(off, len / 2, (byte) 0x5A);
+                    out.println("torn");
+                    out.flush();
+                    while (true) {
+                        try {
+                            Thread.sleep(60_000);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                });
             } else if (mode.equals("merger")) {
                 int count = Integer.parseInt(args[3]);
                 for (int i = 0; i < count; i++) {

@@ -83,6 +83,11 @@ class MapProcessTest {
                         byte[] v = map.get(e.getKey());
                         assertTrue(v != null, "acknowledged key " + e.getKey() + " is missing after round " + round);
                         long stored = MapPeer.sequence(v);
+                        if (e.getKey().startsWith("n")) { // a writer's counter, updated in place
+                            assertTrue(stored >= e.getValue() && stored < (round + 1) * 1_000_000_000L,
+                                    e.getKey() + " holds " + stored + ", last acknowledged " + e.getValue());
+                            continue;
+                        }
                         // The last acknowledged put or a later one of the same key (acknowledgements
                         // still in the writer's buffer when it died never reached this process).
                         int keyIndex = Integer.parseInt(e.getKey().substring(e.getKey().indexOf('-') + 1));
@@ -130,6 +135,40 @@ class MapProcessTest {
                 assertTrue(out.contains("done"), out);
             }
             assertEquals(3L * perProcess, MapPeer.sequence(map.get("counter")));
+        } finally {
+            delete(backend, where);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ferrite.kv.MapTargets#backends")
+    void aWriterKilledInsideAnInPlaceUpdateLeavesTheOldValue(String backend) throws Exception {
+        String where = where(backend, "stuck");
+        FerriteMapBuilder<String, byte[]> b = builder(backend, where);
+        try (FerriteMap<String, byte[]> map = b.create()) {
+            map.put("stuck", MapPeer.value(41));
+            Process p = ChildJvm.start(ChildJvm.ferriteFlags(), MapPeer.class, "stuck", backend, where);
+            try {
+                BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+                assertEquals("open", in.readLine());
+                assertEquals("torn", in.readLine(), "the child is inside the update, its value half overwritten");
+                // The writer holds the lock and is still alive: readers get the value it had.
+                assertEquals(41, MapPeer.sequence(map.get("stuck")));
+                assertEquals(41, MapPeer.sequence(map.entrySet().iterator().next().getValue()));
+                try (FerriteMap<String, byte[]> reader = b.readOnly().open()) {
+                    assertEquals(41, MapPeer.sequence(reader.get("stuck")));
+                }
+            } finally {
+                p.destroyForcibly(); // SIGKILL inside the updater
+                assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+            }
+            assertEquals(41, MapPeer.sequence(map.get("stuck")), "dead writer: still the old value, no writer needed");
+            long repairs = map.stats().repairs();
+            map.put("stuck-too", MapPeer.value(1)); // a write: some section's lock, maybe the dead one's
+            map.merge("stuck", MapPeer.value(1), (a, c) -> MapPeer.value(MapPeer.sequence(a) + MapPeer.sequence(c)));
+            assertEquals(repairs + 1, map.stats().repairs(), "the dead writer's section was taken over once");
+            assertEquals(42, MapPeer.sequence(map.get("stuck")), "the old value was put back, then counted on");
+            assertEquals(2, map.size());
         } finally {
             delete(backend, where);
         }

@@ -4,6 +4,7 @@ import dev.ferrite.kv.Codec;
 import dev.ferrite.kv.FerriteMap;
 import dev.ferrite.kv.FerriteMapBuilder;
 import dev.ferrite.kv.ValueReader;
+import dev.ferrite.kv.ValueUpdater;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,6 +34,9 @@ public class MapOps {
 
     private static final ValueReader<Boolean> LAST_BYTE = (segment, offset, length) ->
             segment.getByte(offset + length - 1) == 0 ? Boolean.TRUE : Boolean.FALSE;
+
+    private static final ValueUpdater INCREMENT_FIRST_LONG = (segment, offset, length) ->
+            segment.putLong(offset, segment.getLong(offset) + 1);
 
     @Param({"unsafe", "bytebuffer", "ffm", "shm"})
     public String backend;
@@ -100,6 +104,12 @@ public class MapOps {
     @Benchmark
     public Boolean getHitInPlace(MapAccess a) {
         return map.readValue(hitBytes[a.next(entries)], LAST_BYTE);
+    }
+
+    /** Seed 003's struct emulation: a {@code long} field of a stored value incremented where it lies. */
+    @Benchmark
+    public boolean updateInPlace(MapAccess a) {
+        return map.updateValue(hitBytes[a.next(entries)], INCREMENT_FIRST_LONG);
     }
 
     @Benchmark

@@ -67,11 +67,22 @@ public abstract class MapPeers {
      */
     abstract PeerMap create(Path dir, int entries) throws IOException;
 
+    /** @return what the peer's atomic update of a long field returned (see {@link PeerMap#incrementFirstLong}) */
+    Object incrementFirstLong(MapAccess a) {
+        return map.incrementFirstLong(hits[a.next(entries)]);
+    }
+
     /** {@code ConcurrentHashMap<String, byte[]>} on the heap. */
     public static class Chm extends MapPeers {
         @Override
         PeerMap create(Path dir, int entries) {
             return PeerMap.of(new ConcurrentHashMap<>(entries * 2));
+        }
+
+        /** A long field of a value incremented: {@code computeIfPresent} of a changed copy. */
+        @Benchmark
+        public Object update(MapAccess a) {
+            return incrementFirstLong(a);
         }
     }
 
@@ -83,6 +94,12 @@ public abstract class MapPeers {
         @Override
         PeerMap create(Path dir, int entries) throws IOException {
             return PeerMap.of(Peers.chronicle(dir, entries * 2L));
+        }
+
+        /** A long field of a value incremented: {@code computeIfPresent} of a changed copy. */
+        @Benchmark
+        public Object update(MapAccess a) {
+            return incrementFirstLong(a);
         }
     }
 

@@ -27,6 +27,17 @@ interface PeerMap {
     /** Releases the map (files stay where they are). */
     void close() throws IOException;
 
+    /**
+     * Adds 1 to the little-endian {@code long} at the start of {@code key}'s value, atomically, as a
+     * user of the library would (for a {@code ConcurrentMap}: {@code computeIfPresent} of a changed copy).
+     *
+     * @return what the library returns (ignored)
+     * @throws UnsupportedOperationException if the library has no atomic update
+     */
+    default Object incrementFirstLong(String key) {
+        throw new UnsupportedOperationException("no atomic update");
+    }
+
     /** @return a {@code ConcurrentMap} seen as a peer; closed if it is {@code AutoCloseable} */
     static PeerMap of(ConcurrentMap<String, byte[]> map) {
         return new PeerMap() {
@@ -43,6 +54,16 @@ interface PeerMap {
             @Override
             public Object remove(String key) {
                 return map.remove(key);
+            }
+
+            @Override
+            public Object incrementFirstLong(String key) {
+                return map.computeIfPresent(key, (k, v) -> {
+                    byte[] changed = v.clone();
+                    java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(changed).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+                    b.putLong(0, b.getLong(0) + 1);
+                    return changed;
+                });
             }
 
             @Override

@@ -106,6 +106,12 @@ final class Catalog {
         }
         add("MapOps.getHitInPlace", new Entry(MAP, "get, hit", "FerriteMap readValue (zero-copy bytes)", true, false,
                 null, 1, "op"));
+        String update = "update a long field of a value";
+        add("MapOps.updateInPlace", new Entry(MAP, update, "FerriteMap updateValue (in place)", true, false, null, 1,
+                "op"));
+        add("Chm.update", new Entry(MAP, update, "ConcurrentHashMap computeIfPresent (copy)", false, true, null, 1, "op"));
+        add("Chronicle.update", new Entry(MAP, update, "Chronicle Map computeIfPresent (copy)", false, false, null, 1,
+                "op"));
         String batch = "get, hit, batches of 16 (per get)";
         add("MapBatch.getHitBatch", new Entry(MAP, batch, "FerriteMap readValue, one after another", true, true, null, 1,
                 "op"));

@@ -18,10 +18,6 @@ record Entry(String experiment, String operation, String label, boolean ferrite,
              long itemsFixed, String itemUnit) {
 
     /**
-     * @param operation another operation name
-     * @return this entry under that operation
-     */
-    /**
      * @return whether this variant stands for its backend in the summary: Ferrite's plain call, not
      *         a batch, a many-producer queue, a zero-copy read or a run with checks off
      */
@@ -30,6 +26,10 @@ record Entry(String experiment, String operation, String label, boolean ferrite,
                 && !label.contains("zero-copy");
     }
 
+    /**
+     * @param operation another operation name
+     * @return this entry under that operation
+     */
     Entry withOperation(String operation) {
         return new Entry(experiment, operation, label, ferrite, baseline, itemsParam, itemsFixed, itemUnit);
     }
