@@ -1072,7 +1072,12 @@ final class MapStore implements AutoCloseable {
                 if (header.compareAndSetLong(at, 0, mine)) {
                     lockOwners[section] = me;
                     if ((header.getLongVolatile(MapLayout.line(section) + LINE_STAMP) & 1) != 0) {
-                        settleInPlaceUpdate(section); // only a damaged file gets here: a dead writer keeps its lock
+                        try {
+                            settleInPlaceUpdate(section); // only a damaged file gets here: a dead writer keeps its lock
+                        } catch (RuntimeException e) {
+                            unlock(section);
+                            throw e;
+                        }
                     }
                     return;
                 }

@@ -200,6 +200,49 @@ class MapFormatTest {
         }
     }
 
+    /**
+     * An in-place update cut short, written by hand as FORMAT.md describes it (an undo record, the
+     * value torn, STAMP odd, no lock held: a damaged file, as a dead writer keeps its lock): readers
+     * get the saved value, and the next writer of the section puts it back before it writes.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ferrite.kv.MapTargets#backends")
+    void anInPlaceUpdateCutShortIsReadFromTheUndoRecordAndPutBack(String backend) {
+        try (ChunkPool pool = MapTargets.anonymousPool(backend);
+             FerriteMap<byte[], byte[]> map = FerriteMap.builder(Codec.bytes(), Codec.bytes()).pool(pool, "m").create()) {
+            byte[] key = "counter".getBytes(StandardCharsets.UTF_8);
+            map.put(key, "0123456789".getBytes(StandardCharsets.UTF_8));
+            Segment h = pool.open("m").orElseThrow();
+            long hash = XxHash64.hash(key, 0, key.length);
+            int section = (int) (hash >>> (64 - Integer.numberOfTrailingZeros(h.getInt(12))));
+            long line = 4224 + 64L * section;
+            Segment s = pool.open("m." + section + "." + h.getLong(line + 8)).orElseThrow();
+            long entry = entryOf(s, hash);
+            s.putInt(128 + 4, 10);
+            s.putLong(128 + 8, entry);
+            s.putInt(128 + 16, s.getInt(entry));
+            s.putInt(128 + 20, 0);
+            s.copyFrom("0123456789".getBytes(StandardCharsets.UTF_8), 0, 128 + 24, 10);
+            byte[] record = bytes(s, 128 + 4, 20 + 10);
+            s.putInt(128, (int) XxHash64.hash(record, 0, record.length));
+            long stamp = h.getLong(line + 40);
+            h.putLong(line + 40, stamp + 1);
+            s.copyFrom("XXXXX".getBytes(StandardCharsets.UTF_8), 0, entry + 16 + 7, 5); // torn
+
+            assertEquals("0123456789", new String(map.get(key), StandardCharsets.UTF_8), "read from the undo record");
+            assertEquals(0, map.stats().damagedReads());
+            map.put("another".getBytes(StandardCharsets.UTF_8), new byte[1]); // maybe another section
+            assertTrue(map.updateValue(key, (seg, off, len) -> seg.putByte(off, (byte) 'A'))); // this section
+            assertEquals(0, h.getLong(line + 40) % 2, "STAMP even again");
+            assertEquals("A123456789", new String(map.get(key), StandardCharsets.UTF_8),
+                    "the saved value was put back, then updated");
+            assertEquals("A123456789", new String(bytes(s, entry + 16 + 7, 10), StandardCharsets.UTF_8));
+            assertEquals(0, map.stats().damagedReads());
+            h.close();
+            s.close();
+        }
+    }
+
     /** @return the offset of the entry the key's slot word names, found as FORMAT.md says */
     private static long entryOf(Segment s, long hash) {
         int slots = s.getInt(20);
