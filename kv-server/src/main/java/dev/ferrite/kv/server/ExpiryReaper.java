@@ -45,6 +45,11 @@ final class ExpiryReaper implements AutoCloseable {
         long writesAtStart;
         /** Whether this pass met an entry with an expiry. */
         boolean sawExpiry;
+        /** Entries with an expiry still ahead this pass met, and the sum of their times to live (ms). */
+        long expiring;
+        double ttlMillisSum;
+        /** Whether a full pass over this database has ended. */
+        boolean counted;
         /** The count of expiry writes this database rests on, or {@link #AWAKE}. */
         volatile long restingAt = AWAKE;
 
@@ -68,8 +73,9 @@ final class ExpiryReaper implements AutoCloseable {
                 Pass pass = passes[db];
                 if (pass == null || pass.map != map) {
                     pass = passes[db] = new Pass(map); // opened (again): nothing known about it
+                    server.expiryCensus.forget(db);
                 }
-                reap(pass);
+                reap(db, pass);
             }
         } catch (FerriteException e) {
             LOG.debug("expiry pass interrupted: {}", e.getMessage()); // a database closing with the server
@@ -78,7 +84,7 @@ final class ExpiryReaper implements AutoCloseable {
         }
     }
 
-    private void reap(Pass pass) {
+    private void reap(int db, Pass pass) {
         long writes = server.expiryWrites.get();
         if (pass.restingAt != AWAKE) {
             if (writes == pass.restingAt) {
@@ -90,6 +96,8 @@ final class ExpiryReaper implements AutoCloseable {
         if (pass.cursor == 0) {
             pass.writesAtStart = writes;
             pass.sawExpiry = false;
+            pass.expiring = 0;
+            pass.ttlMillisSum = 0;
         }
         long now = System.currentTimeMillis();
         List<byte[][]> expired = new ArrayList<>();
@@ -98,6 +106,9 @@ final class ExpiryReaper implements AutoCloseable {
                 pass.sawExpiry = true;
                 if (ValueLayout.expired(v, now)) {
                     expired.add(new byte[][] {k, v});
+                } else {
+                    pass.expiring++;
+                    pass.ttlMillisSum += ValueLayout.expireAt(v) - now;
                 }
             }
         });
@@ -105,6 +116,13 @@ final class ExpiryReaper implements AutoCloseable {
             if (pass.map.remove(e[0], e[1])) {
                 server.stats.expiredKeys.increment();
             }
+        }
+        if (pass.cursor == 0) {
+            pass.counted = true;
+        }
+        if (pass.cursor == 0 || !pass.counted || pass.expiring > server.expiryCensus.expiringKeys(db)) {
+            // a pass's count when it ends; before, its count so far where that says more than the last one
+            server.expiryCensus.record(db, pass.expiring, pass.ttlMillisSum, now);
         }
         if (pass.cursor == 0 && !pass.sawExpiry && server.expiryWrites.get() == pass.writesAtStart) {
             pass.restingAt = pass.writesAtStart;

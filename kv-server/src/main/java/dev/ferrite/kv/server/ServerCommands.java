@@ -163,7 +163,10 @@ final class ServerCommands {
             for (int i = 0; i < Databases.COUNT; i++) {
                 FerriteMap<byte[], byte[]> map = c.databases.ifOpen(i);
                 if (map != null && !map.isEmpty()) {
-                    b.append("db").append(i).append(":keys=").append(map.longSize()).append("\r\n");
+                    b.append("db").append(i).append(":keys=").append(map.longSize())
+                            .append(",expires=").append(c.expiryCensus.expiringKeys(i))
+                            .append(",avg_ttl=").append(c.expiryCensus.averageTtlMillis(i, System.currentTimeMillis()))
+                            .append("\r\n");
                 }
             }
         }

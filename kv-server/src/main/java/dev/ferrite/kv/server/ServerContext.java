@@ -24,6 +24,8 @@ final class ServerContext {
      * that found no expiring entry, {@link ExpiryReaper} rests.
      */
     final AtomicLong expiryWrites = new AtomicLong();
+    /** The expiring keys of each database, as the expiry reaper last counted them (INFO keyspace). */
+    final ExpiryCensus expiryCensus = new ExpiryCensus();
     private final byte[] password;
     /** Settings as CONFIG GET names them, in order. */
     private final Map<String, String> settings;
