@@ -206,8 +206,15 @@ final class HttpApi extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     private FullHttpResponse list(int db, QueryStringDecoder uri) {
         Map<String, List<String>> params = uri.parameters();
-        String prefixText = params.containsKey("prefix") ? params.get("prefix").get(0) : "";
-        byte[] prefix = prefixText.getBytes(StandardCharsets.UTF_8);
+        byte[] prefix = rawParameter(uri.rawQuery(), "prefix");
+        boolean urlEncoded = false;
+        if (params.containsKey("encoding")) {
+            String encoding = params.get("encoding").get(0);
+            if (!encoding.equals("url")) {
+                throw new FerriteException("encoding '" + printable(encoding) + "' is not url, the one encoding a listing has");
+            }
+            urlEncoded = true;
+        }
         long cursor = 0;
         if (params.containsKey("cursor")) {
             try {
@@ -232,12 +239,19 @@ final class HttpApi extends SimpleChannelInboundHandler<FullHttpRequest> {
                 keys.add(k);
             }
         });
-        StringBuilder json = new StringBuilder("{\"cursor\":\"").append(Long.toUnsignedString(next)).append("\",\"keys\":[");
+        // Keys are bytes: a page holding one that is no UTF-8 text is written URL-encoded, all of it,
+        // so that no key is lost or mistaken for another; the "encoding" field says which form it is.
+        for (int i = 0; i < keys.size() && !urlEncoded; i++) {
+            urlEncoded = !isUtf8(keys.get(i));
+        }
+        StringBuilder json = new StringBuilder("{\"cursor\":\"").append(Long.toUnsignedString(next))
+                .append("\",\"encoding\":\"").append(urlEncoded ? "url" : "utf-8").append("\",\"keys\":[");
         for (int i = 0; i < keys.size(); i++) {
             if (i > 0) {
                 json.append(',');
             }
-            Json.string(json, new String(keys.get(i), StandardCharsets.UTF_8));
+            byte[] k = keys.get(i);
+            Json.string(json, urlEncoded ? percentEncode(k) : new String(k, StandardCharsets.UTF_8));
         }
         json.append("]}\n");
         return text(HttpResponseStatus.OK, json.toString(), "application/json");
@@ -253,6 +267,51 @@ final class HttpApi extends SimpleChannelInboundHandler<FullHttpRequest> {
             }
         }
         return true;
+    }
+
+    /** @return whether the bytes are well-formed UTF-8 */
+    static boolean isUtf8(byte[] bytes) {
+        try {
+            StandardCharsets.UTF_8.newDecoder().onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT).decode(java.nio.ByteBuffer.wrap(bytes));
+            return true;
+        } catch (java.nio.charset.CharacterCodingException e) {
+            return false;
+        }
+    }
+
+    /**
+     * @return the bytes as a path segment: RFC 3986's unreserved characters as they are, every
+     * other byte as %XX (upper-case hex), so {@link #percentDecode} gives the bytes back
+     */
+    static String percentEncode(byte[] bytes) {
+        StringBuilder b = new StringBuilder(bytes.length);
+        for (byte x : bytes) {
+            int c = x & 0xFF;
+            if (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.'
+                    || c == '_' || c == '~') {
+                b.append((char) c);
+            } else {
+                b.append('%').append(Character.toUpperCase(Character.forDigit(c >>> 4, 16)))
+                        .append(Character.toUpperCase(Character.forDigit(c & 0xF, 16)));
+            }
+        }
+        return b.toString();
+    }
+
+    /**
+     * @return the bytes of a query parameter's first value ('+' a space, %XX any byte, so a prefix
+     * may be any bytes), empty if it is absent
+     */
+    static byte[] rawParameter(String rawQuery, String name) {
+        for (String pair : rawQuery.split("&")) {
+            int eq = pair.indexOf('=');
+            String n = eq < 0 ? pair : pair.substring(0, eq);
+            if (n.equals(name)) {
+                return percentDecode(eq < 0 ? "" : pair.substring(eq + 1).replace('+', ' '));
+            }
+        }
+        return new byte[0];
     }
 
     /** Decodes %XX escapes of a path segment into bytes ('+' stays '+'). */

@@ -162,6 +162,36 @@ class HttpApiTest {
     }
 
     @Test
+    void keysThatAreNoTextAreListedUrlEncodedAndCanBeReadBackThatWay() throws Exception {
+        start(KvServer.builder());
+        assertEquals(201, send("PUT", "/v1/kv/2/t:plain", "text".getBytes()).statusCode());
+        // b : 0xFF 0x00 / — not UTF-8, with a NUL and a slash
+        assertEquals(201, send("PUT", "/v1/kv/2/b%3A%FF%00%2F", "binary".getBytes()).statusCode());
+        try (RespClient resp = new RespClient(server.port())) {
+            assertEquals("OK", resp.call("SELECT", "2"));
+            assertEquals(2L, resp.call("DBSIZE"));
+        }
+
+        assertEquals("{\"cursor\":\"0\",\"encoding\":\"utf-8\",\"keys\":[\"t:plain\"]}\n",
+                text(send("GET", "/v1/kv/2?prefix=t:", null)));
+        // A prefix is bytes too: %FF selects the binary key, whose page is URL-encoded.
+        String page = text(send("GET", "/v1/kv/2?prefix=b%3A%FF", null));
+        assertEquals("{\"cursor\":\"0\",\"encoding\":\"url\",\"keys\":[\"b%3A%FF%00%2F\"]}\n", page);
+        HttpResponse<byte[]> back = send("GET", "/v1/kv/2/b%3A%FF%00%2F", null);
+        assertEquals(200, back.statusCode());
+        assertEquals("binary", text(back));
+        // A page of both kinds is URL-encoded as a whole; encoding=url asks for that form always.
+        String all = text(send("GET", "/v1/kv/2?count=10", null));
+        assertTrue(all.contains("\"encoding\":\"url\"") && all.contains("\"t%3Aplain\"")
+                && all.contains("\"b%3A%FF%00%2F\""), all);
+        assertEquals("{\"cursor\":\"0\",\"encoding\":\"url\",\"keys\":[\"t%3Aplain\"]}\n",
+                text(send("GET", "/v1/kv/2?prefix=t%3A&encoding=url", null)));
+        HttpResponse<byte[]> bad = send("GET", "/v1/kv/2?encoding=base64", null);
+        assertEquals(400, bad.statusCode());
+        assertTrue(text(bad).contains("encoding 'base64' is not url"), text(bad));
+    }
+
+    @Test
     void healthMetricsAndKeepAlive() throws Exception {
         start(KvServer.builder());
         assertEquals("ok\n", text(send("GET", "/health", null)));
