@@ -8,8 +8,9 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * when its last full pass over the database visited them, and their average time to live. A count
  * is at most one pass old (a pass over N keys takes N / {@value ExpiryReaper#ENTRIES_PER_TICK}
  * tenths of a second); where the pass under way has counted more so far (or no pass has ended
- * yet), it is that pass's count so far. Redis counts its expiring keys exactly and estimates {@code avg_ttl} from samples; here
- * both come from the pass. Thread-safe: the reaper writes, any thread reads.
+ * yet), it is that pass's count so far. Redis counts its expiring keys exactly and estimates
+ * {@code avg_ttl} from samples; here both come from the pass. Thread-safe: the reaper writes, any
+ * thread reads.
  */
 final class ExpiryCensus {
 
