@@ -79,6 +79,9 @@ final class HttpApi extends SimpleChannelInboundHandler<FullHttpRequest> {
             response = route(request);
         } catch (FerriteException e) {
             response = error(HttpResponseStatus.BAD_REQUEST, e.getMessage());
+        } catch (IllegalArgumentException e) {
+            // Netty's QueryStringDecoder on a bad %-escape in the path or the query
+            response = error(HttpResponseStatus.BAD_REQUEST, "malformed request: " + e.getMessage());
         }
         send(ctx, request, response);
     }
@@ -128,7 +131,7 @@ final class HttpApi extends SimpleChannelInboundHandler<FullHttpRequest> {
         if (slash < 0) {
             return method.equals(HttpMethod.GET) || method.equals(HttpMethod.HEAD) ? list(db, uri) : notAllowed();
         }
-        byte[] key = percentDecode(rest.substring(slash + 1));
+        byte[] key = percentDecode(rest.substring(slash + 1), "the key");
         if (key.length == 0) {
             throw new FerriteException("the key is empty");
         }
@@ -311,14 +314,19 @@ final class HttpApi extends SimpleChannelInboundHandler<FullHttpRequest> {
             int eq = pair.indexOf('=');
             String n = eq < 0 ? pair : pair.substring(0, eq);
             if (n.equals(name)) {
-                return percentDecode(eq < 0 ? "" : pair.substring(eq + 1).replace('+', ' '));
+                return percentDecode(eq < 0 ? "" : pair.substring(eq + 1).replace('+', ' '), "parameter " + name);
             }
         }
         return new byte[0];
     }
 
-    /** Decodes %XX escapes of a path segment into bytes ('+' stays '+'). */
-    static byte[] percentDecode(String segment) {
+    /**
+     * Decodes %XX escapes of a path segment into bytes ('+' stays '+').
+     *
+     * @param what what the segment is, for the error ("the key", "parameter prefix")
+     * @throws FerriteException naming {@code what} and the place of a bad escape
+     */
+    static byte[] percentDecode(String segment, String what) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(segment.length());
         byte[] raw = segment.getBytes(StandardCharsets.UTF_8);
         for (int i = 0; i < raw.length; i++) {
@@ -327,7 +335,7 @@ final class HttpApi extends SimpleChannelInboundHandler<FullHttpRequest> {
                 int hi = i + 2 < raw.length ? Character.digit(raw[i + 1], 16) : -1;
                 int lo = i + 2 < raw.length ? Character.digit(raw[i + 2], 16) : -1;
                 if (hi < 0 || lo < 0) {
-                    throw new FerriteException("bad percent escape in the key at character " + i);
+                    throw new FerriteException("bad percent escape in " + what + " at character " + i);
                 }
                 out.write(hi << 4 | lo);
                 i += 2;

@@ -189,6 +189,15 @@ class HttpApiTest {
         HttpResponse<byte[]> bad = send("GET", "/v1/kv/2?encoding=base64", null);
         assertEquals(400, bad.statusCode());
         assertTrue(text(bad).contains("encoding 'base64' is not url"), text(bad));
+        // A bad escape in the query or the key (java.net.URI refuses to send one: raw requests) is a 400
+        // naming it, not a connection closed without an answer.
+        String badPrefix = raw("GET /v1/kv/2?prefix=ab%2 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        assertTrue(badPrefix.startsWith("HTTP/1.1 400"), badPrefix);
+        assertTrue(badPrefix.contains("escape"), badPrefix);
+        String badKey = raw("GET /v1/kv/2/ab%G0 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        assertTrue(badKey.startsWith("HTTP/1.1 400"), badKey);
+        assertTrue(badKey.contains("escape"), badKey);
+        assertEquals(200, send("GET", "/v1/kv/2?prefix=t:", null).statusCode());
     }
 
     @Test
