@@ -1,6 +1,7 @@
 package dev.ferrite.bench.server;
 
 import dev.ferrite.bench.JvmFlags;
+import dev.ferrite.kv.server.KvServer;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -17,12 +18,12 @@ import java.util.concurrent.TimeUnit;
  * The KV server against a real Redis on this machine:
  *
  * <pre>
- * java -jar bench/target/ferrite-bench.jar --redis [--rounds 3] [--requests 1000000] [--busy-poll 0] [--out DIR] [--publish]
+ * java -jar bench/target/ferrite-bench.jar --redis [--rounds 3] [--requests 1000000] [--busy-poll 50] [--out DIR] [--publish]
  * </pre>
  *
  * <p>Starts {@code redis-server} (installed with apt-get if missing and running as root; with an
  * append-only file, {@code appendfsync everysec}) and {@code ferrite-kv-server} ({@code --fsync
- * everysec}, one event-loop thread, no busy polling unless {@code --busy-poll MICROS} asks for it,
+ * everysec}, one event-loop thread, its default busy polling unless {@code --busy-poll MICROS} says otherwise,
  * {@code -XX:+UseSerialGC -Xmx512m}), each pinned with {@code taskset} to core 0 and on a free
  * loopback port; runs {@code redis-benchmark} pinned to core 1 with {@code -t set,get,incr,mset
  * -n N -r 1000000 -d 100 -c 50}, unpipelined and with {@code -P 16}, after one unmeasured round
@@ -42,12 +43,8 @@ public final class ServerVsRedis {
     static final int CLIENTS = 50;
     static final int PIPELINE = 16;
     static final int MEMORY_KEYS = 1_000_000;
-    /**
-     * Ferrite's {@code --busy-poll} in µs unless the bench's own {@code --busy-poll} says otherwise:
-     * the server's default, 0 (off). Three runs on the bench machine, two with 30 µs and one
-     * without, gave the same ratios to Redis within their spread.
-     */
-    static final int DEFAULT_BUSY_POLL_MICROS = 0;
+    /** Ferrite's {@code --busy-poll} in µs unless the bench's own {@code --busy-poll} says otherwise: the server's default. */
+    static final int DEFAULT_BUSY_POLL_MICROS = KvServer.Builder.DEFAULT_BUSY_POLL_MICROS;
 
     private ServerVsRedis() {
     }

@@ -8,6 +8,8 @@ import redis.clients.jedis.Jedis;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -38,26 +40,80 @@ class BusyPollTest {
     }
 
     @Test
-    void itPollsForTheWindowAfterWorkThenSleepsAndPollsAgainAfterWakingUp() throws Exception {
+    void itPollsForTheWindowAfterTheWorkEndsThenSleepsAndPollsAgainAfterWakingUp() throws Exception {
         BusyPoll strategy = new BusyPoll(30_000, () -> now);
         ready = 3;
         assertEquals(3, decide(strategy, false), "ready events are handed to the loop");
         ready = 0;
+        now += 500_000; // a pass longer than the window: the window starts when it ends
+        assertEquals(SelectStrategy.CONTINUE, decide(strategy, false), "out of work: poll");
         now += 29_999;
-        assertEquals(SelectStrategy.CONTINUE, decide(strategy, false), "within 30 µs of the last work: poll again");
+        assertEquals(SelectStrategy.CONTINUE, decide(strategy, false), "within 30 µs of running out: poll again");
+        ready = 1;
         now += 1;
-        assertEquals(SelectStrategy.SELECT, decide(strategy, false), "30 µs without work: block");
-        now += 5_000_000;
-        assertEquals(0, decide(strategy, false), "back from the blocking wait: that counts as work");
-        now += 29_999;
+        assertEquals(1, decide(strategy, false), "a poll that finds work hands it over");
+        ready = 0;
+        now += 10_000;
         assertEquals(SelectStrategy.CONTINUE, decide(strategy, false));
         now += 20_000;
         assertEquals(0, decide(strategy, true), "tasks waiting: the loop runs them, and that is work");
-        now += 29_999;
         assertEquals(SelectStrategy.CONTINUE, decide(strategy, false));
-        now += 1;
-        assertEquals(SelectStrategy.SELECT, decide(strategy, false));
-        assertEquals(8, polls.get(), "every decision polls once, without blocking");
+        now += 30_000;
+        assertEquals(SelectStrategy.SELECT, decide(strategy, false), "30 µs without work: block");
+        now += 5_000_000;
+        assertEquals(0, decide(strategy, false), "back from the blocking wait: that counts as work");
+        assertEquals(9, polls.get(), "every decision polls once, without blocking");
+    }
+
+    @Test
+    void failedPollsBackOffExponentiallyAndAPollThatFindsWorkEndsTheBackOff() throws Exception {
+        BusyPoll strategy = new BusyPoll(30_000, () -> now);
+        List<Integer> pollsBeforeSleep = new ArrayList<>();
+        // A request every millisecond: every poll fails. Count the polls after each request.
+        for (int request = 0; request < 300; request++) {
+            ready = 1;
+            assertEquals(1, decide(strategy, false));
+            ready = 0;
+            int polled = 0;
+            int decision;
+            while ((decision = decide(strategy, false)) == SelectStrategy.CONTINUE) {
+                polled++;
+                now += 10_000;
+            }
+            assertEquals(SelectStrategy.SELECT, decision);
+            pollsBeforeSleep.add(polled);
+            now += 1_000_000;
+            assertEquals(0, decide(strategy, false), "woken up by the next request");
+        }
+        // Polls after requests 0, 2, 5, 10, 19, 36, 69, 134, 199, 264: the gaps 2, 3, 5, 9, 17, 33, 65, 65, ...
+        List<Integer> polledAt = new ArrayList<>();
+        for (int i = 0; i < pollsBeforeSleep.size(); i++) {
+            if (pollsBeforeSleep.get(i) > 0) {
+                assertEquals(3, pollsBeforeSleep.get(i), "a poll lasts its window: 0, 10, 20 µs, then the 30th fails");
+                polledAt.add(i);
+            }
+        }
+        assertEquals(List.of(0, 2, 5, 10, 19, 36, 69, 134, 199, 264), polledAt);
+        assertEquals(BusyPoll.MAX_SKIPS, strategy.skips() + 35, "backed off to the longest gap, 35 requests ago");
+
+        // Requests within the window again: the next poll finds one, and from then on every one does.
+        while (strategy.skips() > 0) {
+            ready = 1;
+            decide(strategy, false);
+            ready = 0;
+            assertEquals(SelectStrategy.SELECT, decide(strategy, false), "still backing off");
+            decide(strategy, false);
+        }
+        for (int request = 0; request < 100; request++) {
+            ready = 1;
+            assertEquals(1, decide(strategy, false));
+            ready = 0;
+            assertEquals(SelectStrategy.CONTINUE, decide(strategy, false), "request " + request + ": poll");
+            now += 5_000;
+        }
+        now += 30_000;
+        assertEquals(SelectStrategy.SELECT, decide(strategy, false), "a failed poll after successful ones");
+        assertEquals(1, strategy.skips(), "backs off from the start again");
     }
 
     @Test
@@ -72,22 +128,36 @@ class BusyPollTest {
 
     @Test
     void anEpollServerThatPollsAnswersAndSleepsWhenIdle() throws Exception {
-        answersAndSleeps(null);
+        answersAndSleeps(null, "2000");
     }
 
     @Test
     void aNioServerThatPollsAnswersAndSleepsWhenIdle() throws Exception {
-        answersAndSleeps("nio");
+        answersAndSleeps("nio", "2000");
     }
 
-    /** 2 ms windows: the loop threads may use at most a quarter of the 400 ms that follow the last request. */
-    private void answersAndSleeps(String transport) throws Exception {
+    @Test
+    void aServerPollsByDefaultAndSleepsWhenIdle() throws Exception {
+        answersAndSleeps(null, null);
+    }
+
+    /**
+     * The loop threads may use at most a quarter of the 400 ms that follow the last request.
+     *
+     * @param busyPoll the {@code --busy-poll} flag, or null for the default
+     */
+    private void answersAndSleeps(String transport, String busyPoll) throws Exception {
         String before = System.getProperty("ferrite.server.transport");
         if (transport != null) {
             System.setProperty("ferrite.server.transport", transport);
         }
-        try (KvServer server = ServerOptions.parse(new String[] {"--port", "0", "--http-port", "-1",
-                "--data", dir.resolve("data").toString(), "--threads", "2", "--busy-poll", "2000"}).start()) {
+        List<String> flags = new ArrayList<>(List.of("--port", "0", "--http-port", "-1",
+                "--data", dir.resolve("data").toString(), "--threads", "2"));
+        if (busyPoll != null) {
+            flags.addAll(List.of("--busy-poll", busyPoll));
+        }
+        try (KvServer server = ServerOptions.parse(flags.toArray(new String[0])).start()) {
+            assertEquals(busyPoll == null ? 50 : Integer.parseInt(busyPoll), server.busyPollMicros());
             boolean linuxX64 = System.getProperty("os.name").equals("Linux")
                     && System.getProperty("os.arch").matches("amd64|x86_64");
             assertEquals(transport != null ? transport : linuxX64 ? "epoll" : "nio", server.transport());
