@@ -45,13 +45,10 @@ final class ServerReport {
         }
     }
 
-    private static String mode(int pipeline) {
-        return pipeline == 1 ? "unpipelined" : "-P " + pipeline;
-    }
-
     static String setup(ServerVsRedis.ServerResults r) {
         return String.format(Locale.ROOT, "Run %s on %s; %s; Redis %s. Both servers pinned to core 0 with `taskset`, "
                         + "`redis-benchmark` to core 1: `-t %s -n %,d -r %,d -d %d -c %d`, unpipelined and with `-P %d`, "
+                        + "and `-t %s -n %,d` unpipelined from 1 and from 4 clients; "
                         + "%d rounds alternating which server goes first, after one unmeasured round on each as a warm-up; "
                         + "each pass starts once no AOF rewrite of Redis's is running. Redis: "
                         + "`appendonly yes`, `appendfsync everysec`; Ferrite: `--fsync everysec --threads 1 --busy-poll "
@@ -60,7 +57,8 @@ final class ServerReport {
                         + "percentiles, in ms.\n\n",
                 ZonedDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm z")), r.cpu, r.java,
                 r.redisVersion, ServerVsRedis.TESTS, r.requests, ServerVsRedis.KEY_RANGE, ServerVsRedis.VALUE_BYTES,
-                ServerVsRedis.CLIENTS, ServerVsRedis.PIPELINE, r.rounds);
+                ServerVsRedis.CLIENTS, ServerVsRedis.PIPELINE, ServerVsRedis.FEW_CLIENT_TESTS,
+                Math.max(1, r.requests / 10), r.rounds);
     }
 
     static String markdown(ServerVsRedis.ServerResults r) {
@@ -68,12 +66,12 @@ final class ServerReport {
         b.append(setup(r));
         b.append("| mode | test | Redis req/s | Ferrite req/s | Ferrite / Redis | Redis p50 / p99 | Ferrite p50 / p99 |\n");
         b.append("|---|---|---:|---:|---:|---:|---:|\n");
-        for (Map.Entry<Integer, Map<String, Map<String, List<BenchmarkRow>>>> m : r.rows.entrySet()) {
+        for (Map.Entry<String, Map<String, Map<String, List<BenchmarkRow>>>> m : r.rows.entrySet()) {
             for (Map.Entry<String, Map<String, List<BenchmarkRow>>> t : m.getValue().entrySet()) {
                 Summary redis = Summary.of(t.getValue().getOrDefault("Redis", List.of()));
                 Summary ferrite = Summary.of(t.getValue().getOrDefault("Ferrite", List.of()));
                 b.append(String.format(Locale.ROOT, "| %s | %s | %,.0f (%,.0f–%,.0f) | %,.0f (%,.0f–%,.0f) | **%.2fx** | %.3f / %.3f | %.3f / %.3f |%n",
-                        mode(m.getKey()), t.getKey(), redis.rps(), redis.min(), redis.max(), ferrite.rps(), ferrite.min(),
+                        m.getKey(), t.getKey(), redis.rps(), redis.min(), redis.max(), ferrite.rps(), ferrite.min(),
                         ferrite.max(), ferrite.rps() / redis.rps(), redis.p50(), redis.p99(), ferrite.p50(), ferrite.p99()));
             }
         }
@@ -99,11 +97,20 @@ final class ServerReport {
                 .append(r.busyPollMicros).append("`; median of ")
                 .append(r.rounds).append(" rounds; full table in [docs/SERVER-BENCHMARKS.md](docs/SERVER-BENCHMARKS.md)):\n\n");
         b.append("| test | unpipelined: Ferrite / Redis | `-P 16`: Ferrite / Redis |\n|---|---:|---:|\n");
-        Map<String, Map<String, List<BenchmarkRow>>> plain = r.rows.getOrDefault(1, Map.of());
-        Map<String, Map<String, List<BenchmarkRow>>> piped = r.rows.getOrDefault(ServerVsRedis.PIPELINE, Map.of());
+        Map<String, Map<String, List<BenchmarkRow>>> plain = r.rows.getOrDefault(ServerVsRedis.UNPIPELINED, Map.of());
+        Map<String, Map<String, List<BenchmarkRow>>> piped = r.rows.getOrDefault(ServerVsRedis.PIPELINED, Map.of());
         for (String test : plain.keySet()) {
             b.append("| ").append(test).append(" | ").append(ratio(plain.get(test))).append(" | ")
                     .append(ratio(piped.get(test))).append(" |\n");
+        }
+        List<String> few = new ArrayList<>();
+        for (Map.Entry<String, Map<String, Map<String, List<BenchmarkRow>>>> m : r.rows.entrySet()) {
+            if (!m.getKey().equals(ServerVsRedis.UNPIPELINED) && !m.getKey().equals(ServerVsRedis.PIPELINED)) {
+                m.getValue().forEach((test, byServer) -> few.add(test + " from " + m.getKey() + " " + ratio(byServer)));
+            }
+        }
+        if (!few.isEmpty()) {
+            b.append("\nUnpipelined, few clients: ").append(String.join("; ", few)).append(".\n");
         }
         long[] redis = r.memory.get("Redis");
         long[] ferrite = r.memory.get("Ferrite");
@@ -125,11 +132,11 @@ final class ServerReport {
     }
 
     static String csv(ServerVsRedis.ServerResults r) {
-        StringBuilder b = new StringBuilder("pipeline,test,server,round,rps,p50_ms,p99_ms\n");
-        r.rows.forEach((pipeline, tests) -> tests.forEach((test, servers) -> servers.forEach((server, rows) -> {
+        StringBuilder b = new StringBuilder("load,test,server,round,rps,p50_ms,p99_ms\n");
+        r.rows.forEach((load, tests) -> tests.forEach((test, servers) -> servers.forEach((server, rows) -> {
             for (int i = 0; i < rows.size(); i++) {
                 BenchmarkRow row = rows.get(i);
-                b.append(pipeline).append(",\"").append(test).append("\",").append(server).append(',').append(i + 1)
+                b.append('"').append(load).append("\",\"").append(test).append("\",").append(server).append(',').append(i + 1)
                         .append(',').append(row.requestsPerSecond()).append(',').append(row.p50Millis()).append(',')
                         .append(row.p99Millis()).append('\n');
             }
@@ -143,8 +150,8 @@ final class ServerReport {
                 + "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:right}"
                 + "svg text{font-size:12px}</style></head><body>\n<h1>Ferrite KV server vs Redis</h1>\n<p>")
                 .append(escape(setup(r))).append("</p>\n");
-        for (Map.Entry<Integer, Map<String, Map<String, List<BenchmarkRow>>>> m : r.rows.entrySet()) {
-            h.append("<h2>").append(mode(m.getKey())).append("</h2>\n");
+        for (Map.Entry<String, Map<String, Map<String, List<BenchmarkRow>>>> m : r.rows.entrySet()) {
+            h.append("<h2>").append(escape(m.getKey())).append("</h2>\n");
             double top = 1;
             for (Map<String, List<BenchmarkRow>> byServer : m.getValue().values()) {
                 for (List<BenchmarkRow> rows : byServer.values()) {

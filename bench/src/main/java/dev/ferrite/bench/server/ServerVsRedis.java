@@ -26,7 +26,8 @@ import java.util.concurrent.TimeUnit;
  * everysec}, one event-loop thread, its default busy polling unless {@code --busy-poll MICROS} says otherwise,
  * {@code -XX:+UseSerialGC -Xmx512m}), each pinned with {@code taskset} to core 0 and on a free
  * loopback port; runs {@code redis-benchmark} pinned to core 1 with {@code -t set,get,incr,mset
- * -n N -r 1000000 -d 100 -c 50}, unpipelined and with {@code -P 16}, after one unmeasured round
+ * -n N -r 1000000 -d 100 -c 50}, unpipelined and with {@code -P 16}, and {@code -t get,incr -n N/10}
+ * from 1 and from 4 unpipelined clients (where a server's wake-ups decide), after one unmeasured round
  * on each server (the warm-up), for several rounds alternating which server goes first; then loads exactly
  * 1,000,000 keys of 100 bytes into each and reads their memory ({@code INFO memory}'s
  * {@code used_memory} and the process's resident set). Writes {@code server-vs-redis.md},
@@ -42,6 +43,33 @@ public final class ServerVsRedis {
     static final int VALUE_BYTES = 100;
     static final int CLIENTS = 50;
     static final int PIPELINE = 16;
+    /** The tests of the few-client loads. */
+    static final String FEW_CLIENT_TESTS = "get,incr";
+    /** The label of the unpipelined load from {@link #CLIENTS} clients. */
+    static final String UNPIPELINED = "unpipelined";
+    /** The label of the pipelined load. */
+    static final String PIPELINED = "-P " + PIPELINE;
+
+    /**
+     * One way of loading a server: a row group of the report.
+     *
+     * @param label    the report's name for it
+     * @param clients  redis-benchmark's {@code -c}
+     * @param pipeline redis-benchmark's {@code -P}
+     * @param requests redis-benchmark's {@code -n}, per test
+     * @param tests    redis-benchmark's {@code -t}
+     */
+    record Load(String label, int clients, int pipeline, int requests, String tests) {
+
+        /** @return the loads of a run with {@code requests} per test of the main loads */
+        static List<Load> all(int requests) {
+            int few = Math.max(1, requests / 10);
+            return List.of(new Load(UNPIPELINED, CLIENTS, 1, requests, TESTS),
+                    new Load(PIPELINED, CLIENTS, PIPELINE, requests, TESTS),
+                    new Load("1 client", 1, 1, few, FEW_CLIENT_TESTS),
+                    new Load("4 clients", 4, 1, few, FEW_CLIENT_TESTS));
+        }
+    }
     static final int MEMORY_KEYS = 1_000_000;
     /** Ferrite's {@code --busy-poll} in µs unless the bench's own {@code --busy-poll} says otherwise: the server's default. */
     static final int DEFAULT_BUSY_POLL_MICROS = KvServer.Builder.DEFAULT_BUSY_POLL_MICROS;
@@ -88,20 +116,21 @@ public final class ServerVsRedis {
             // A whole unmeasured round on each: after one pass of 1,000,000 INCRs with -P 16, the
             // JIT compiler threads still took 32% of the server's core in the next pass, which ran
             // at 508-556k requests/s against 800-833k after three passes.
+            List<Load> loads = Load.all(requests);
             for (ServerProcess s : List.of(redis, ferrite)) {
-                for (int pipeline : new int[] {1, PIPELINE}) {
-                    out.printf("warm-up: %s, pipeline %d%n", s.name, pipeline);
-                    Tools.redisBenchmark(s.port, requests, pipeline, out);
+                for (Load load : loads) {
+                    out.printf("warm-up: %s, %s%n", s.name, load.label());
+                    Tools.redisBenchmark(s.port, load, out);
                 }
             }
             for (int round = 1; round <= rounds; round++) {
-                for (int pipeline : new int[] {1, PIPELINE}) {
+                for (Load load : loads) {
                     List<ServerProcess> order = round % 2 == 1 ? List.of(redis, ferrite) : List.of(ferrite, redis);
                     for (ServerProcess s : order) {
                         Tools.awaitQuiet(redis); // no AOF rewrite of Redis's left running into a round
-                        out.printf("round %d/%d, %s, pipeline %d%n", round, rounds, s.name, pipeline);
-                        for (BenchmarkRow row : Tools.redisBenchmark(s.port, requests, pipeline, out)) {
-                            results.add(pipeline, row.test(), s.name, row);
+                        out.printf("round %d/%d, %s, %s%n", round, rounds, s.name, load.label());
+                        for (BenchmarkRow row : Tools.redisBenchmark(s.port, load, out)) {
+                            results.add(load.label(), row.test(), s.name, row);
                         }
                     }
                 }
@@ -158,8 +187,8 @@ public final class ServerVsRedis {
         final String redisVersion;
         final String cpu;
         final String java = System.getProperty("java.vm.name") + " " + System.getProperty("java.version");
-        /** pipeline → test → server → one row per round. */
-        final Map<Integer, Map<String, Map<String, List<BenchmarkRow>>>> rows = new LinkedHashMap<>();
+        /** load's label → test → server → one row per round. */
+        final Map<String, Map<String, Map<String, List<BenchmarkRow>>>> rows = new LinkedHashMap<>();
         /** server → {keys, used_memory, rss}. */
         final Map<String, long[]> memory = new LinkedHashMap<>();
 
@@ -171,8 +200,8 @@ public final class ServerVsRedis {
             this.cpu = cpu;
         }
 
-        void add(int pipeline, String test, String server, BenchmarkRow row) {
-            rows.computeIfAbsent(pipeline, p -> new LinkedHashMap<>()).computeIfAbsent(test, t -> new LinkedHashMap<>())
+        void add(String load, String test, String server, BenchmarkRow row) {
+            rows.computeIfAbsent(load, l -> new LinkedHashMap<>()).computeIfAbsent(test, t -> new LinkedHashMap<>())
                     .computeIfAbsent(server, s -> new ArrayList<>()).add(row);
         }
 

@@ -71,19 +71,20 @@ final class Tools {
     }
 
     /** Runs redis-benchmark pinned to core 1 against a port and returns its rows. */
-    static List<BenchmarkRow> redisBenchmark(int port, int requests, int pipeline, PrintStream out)
+    static List<BenchmarkRow> redisBenchmark(int port, ServerVsRedis.Load load, PrintStream out)
             throws IOException, InterruptedException {
         List<String> cmd = List.of("taskset", "-c", "1", "redis-benchmark", "-h", "127.0.0.1", "-p", Integer.toString(port),
-                "-t", ServerVsRedis.TESTS, "-n", Integer.toString(requests), "-r", Integer.toString(ServerVsRedis.KEY_RANGE),
-                "-d", Integer.toString(ServerVsRedis.VALUE_BYTES), "-c", Integer.toString(ServerVsRedis.CLIENTS),
-                "-P", Integer.toString(pipeline), "--csv");
+                "-t", load.tests(), "-n", Integer.toString(load.requests()), "-r", Integer.toString(ServerVsRedis.KEY_RANGE),
+                "-d", Integer.toString(ServerVsRedis.VALUE_BYTES), "-c", Integer.toString(load.clients()),
+                "-P", Integer.toString(load.pipeline()), "--csv");
         List<BenchmarkRow> rows = BenchmarkRow.parseCsv(run(cmd, null));
         for (BenchmarkRow r : rows) {
             out.printf("  %-16s %12.0f req/s  p50 %.3f ms  p99 %.3f ms%n", r.test(), r.requestsPerSecond(), r.p50Millis(),
                     r.p99Millis());
         }
-        if (rows.size() != 4) {
-            throw new IOException("redis-benchmark gave " + rows.size() + " rows, not 4: " + rows);
+        int tests = load.tests().split(",").length;
+        if (rows.size() != tests) {
+            throw new IOException("redis-benchmark gave " + rows.size() + " rows, not " + tests + ": " + rows);
         }
         return rows;
     }

@@ -32,10 +32,12 @@ class ServerReportTest {
         double[] redis = {100_000, 120_000, 110_000};
         double[] ferrite = {90_000, 150_000, 132_000};
         for (int i = 0; i < 3; i++) {
-            r.add(1, "GET", "Redis", new BenchmarkRow("GET", redis[i], 0.2, 0.5 + i));
-            r.add(1, "GET", "Ferrite", new BenchmarkRow("GET", ferrite[i], 0.3, 0.9));
-            r.add(16, "GET", "Redis", new BenchmarkRow("GET", 500_000, 1.2, 3.0));
-            r.add(16, "GET", "Ferrite", new BenchmarkRow("GET", 400_000, 1.5, 4.0));
+            r.add("unpipelined", "GET", "Redis", new BenchmarkRow("GET", redis[i], 0.2, 0.5 + i));
+            r.add("unpipelined", "GET", "Ferrite", new BenchmarkRow("GET", ferrite[i], 0.3, 0.9));
+            r.add("-P 16", "GET", "Redis", new BenchmarkRow("GET", 500_000, 1.2, 3.0));
+            r.add("-P 16", "GET", "Ferrite", new BenchmarkRow("GET", 400_000, 1.5, 4.0));
+            r.add("1 client", "GET", "Redis", new BenchmarkRow("GET", 16_000, 0.06, 0.1));
+            r.add("1 client", "GET", "Ferrite", new BenchmarkRow("GET", 30_000 + i, 0.03, 0.05));
         }
         r.memory("Redis", 1_000_000, 200L << 20, 210L << 20);
         r.memory("Ferrite", 1_000_000, 180L << 20, 270L << 20);
@@ -43,15 +45,19 @@ class ServerReportTest {
         // medians 110,000 and 132,000: ratio 1.20; range is min–max of the rounds
         assertTrue(md.contains("| unpipelined | GET | 110,000 (100,000–120,000) | 132,000 (90,000–150,000) | **1.20x** | 0.200 / 1.500 | 0.300 / 0.900 |"), md);
         assertTrue(md.contains("| -P 16 | GET | 500,000 (500,000–500,000) | 400,000 (400,000–400,000) | **0.80x** |"), md);
+        assertTrue(md.contains("| 1 client | GET | 16,000 (16,000–16,000) | 30,001 (30,000–30,002) | **1.88x** |"), md);
         assertTrue(md.contains("| Ferrite | 1,000,000 | 180.0 MiB | 270.0 MiB |"), md);
         String summary = ServerReport.summary(r);
         assertTrue(summary.contains("| GET | 1.20x (132,000 vs 110,000 req/s) | 0.80x (400,000 vs 500,000 req/s) |"), summary);
         assertTrue(summary.contains("Ferrite with `--busy-poll 25`"), summary);
+        assertTrue(summary.contains("Unpipelined, few clients: GET from 1 client 1.88x (30,001 vs 16,000 req/s)."), summary);
         assertTrue(ServerReport.setup(r).contains("`--fsync everysec --threads 1 --busy-poll 25`"), ServerReport.setup(r));
         List<Path> files = r.write(dir);
         assertEquals(3, files.size());
         String html = Files.readString(dir.resolve("server-vs-redis.html"));
         assertTrue(html.contains("<svg") && html.contains("132,000/s"), html);
-        assertEquals(13, Files.readAllLines(dir.resolve("server-vs-redis.csv")).size()); // header + 12 rounds
+        List<String> csv = Files.readAllLines(dir.resolve("server-vs-redis.csv"));
+        assertEquals(19, csv.size()); // header + 18 rounds
+        assertTrue(csv.contains("\"1 client\",\"GET\",Ferrite,3,30002.0,0.03,0.05"), csv.toString());
     }
 }
