@@ -43,6 +43,7 @@ public final class ServerVsRedis {
     static final int VALUE_BYTES = 100;
     static final int CLIENTS = 50;
     static final int PIPELINE = 16;
+    static final int MEMORY_KEYS = 1_000_000;
     /** The tests of the few-client loads. */
     static final String FEW_CLIENT_TESTS = "get,incr";
     /** The label of the unpipelined load from {@link #CLIENTS} clients. */
@@ -70,7 +71,7 @@ public final class ServerVsRedis {
                     new Load("4 clients", 4, 1, few, FEW_CLIENT_TESTS));
         }
     }
-    static final int MEMORY_KEYS = 1_000_000;
+
     /** Ferrite's {@code --busy-poll} in µs unless the bench's own {@code --busy-poll} says otherwise: the server's default. */
     static final int DEFAULT_BUSY_POLL_MICROS = KvServer.Builder.DEFAULT_BUSY_POLL_MICROS;
 
