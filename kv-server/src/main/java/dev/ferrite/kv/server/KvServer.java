@@ -295,9 +295,9 @@ public final class KvServer implements AutoCloseable {
          *               machine (2 virtual cores, server and {@code redis-benchmark -t get} pinned to
          *               one each) decided the throughput: 1 client 28.5-29.6k requests/s with polling
          *               against 15.3k without (Redis 16.9k), 4 clients 165k against 60k (Redis 58k),
-         *               50 clients 3-8% more. It costs CPU only where requests follow each other
-         *               within the window (the loop's core then stays busy), as polls that find
-         *               nothing back off; see {@link BusyPoll}.
+         *               50 clients 2-9% more in side-by-side rounds. It costs CPU only where
+         *               requests follow each other within the window (the loop's core then stays
+         *               busy), as polls that find nothing back off; see {@link BusyPoll}.
          */
         public Builder busyPollMicros(int micros) {
             if (micros < 0 || micros > MAX_BUSY_POLL_MICROS) {
