@@ -247,10 +247,21 @@ public final class IpcQueue implements AutoCloseable {
         return ring.manyProducers;
     }
 
-    /** @return ring bytes claimed and not yet consumed, a snapshot */
+    /**
+     * Ring bytes claimed and not yet consumed (records, their headers and padding, claims in
+     * progress): a snapshot, exact when neither side moves during the call. Thread-safe. With one
+     * producer, whose stored tail may lag (see {@link QueueLayout#tailLag}), the records past it
+     * are counted by following their headers.
+     *
+     * @return bytes in use, from 0 to the capacity
+     */
     public long bytesInUse() {
         long head = ring.head();
-        return Math.max(0, ring.tail() - head);
+        long tail = ring.tail();
+        if (!ring.manyProducers) {
+            tail = ring.claimedEnd(Math.max(tail, head), head + ring.capacity);
+        }
+        return Math.max(0, Math.min(ring.capacity, tail - head));
     }
 
     /** @return the spec the queue was created or opened with */

@@ -68,7 +68,10 @@ public final class QueueLayout {
     public static final int HEAD_PENDING_OFFSET = 136;
     /** Offset of the head cache (long), written by producers when they re-read the head. */
     public static final int HEAD_CACHE_OFFSET = 256;
-    /** Offset of the tail position (long), written only by producers. */
+    /**
+     * Offset of the tail position (long), written only by producers. With one producer it is the
+     * tail as last stored, at most {@link #tailLag(long)} bytes behind the true one (see there).
+     */
     public static final int TAIL_OFFSET = 384;
     /** Offset of the tail cache (long), written by the consumer when it re-reads the tail. */
     public static final int TAIL_CACHE_OFFSET = 512;
@@ -112,7 +115,26 @@ public final class QueueLayout {
     /** Largest ring capacity in bytes. */
     public static final long MAX_CAPACITY = 1L << 30;
 
+    /** The most ring bytes a single producer's stored TAIL lags its true tail by, in large rings. */
+    public static final long MAX_TAIL_LAG = 4096;
+
     private QueueLayout() {
+    }
+
+    /**
+     * How far a single producer lets TAIL lag: it stores TAIL (ordered, after the header that
+     * publishes the record) once its tail is this many bytes or more past the stored value, when
+     * it finds the ring full and when it closes. The consumer never needs TAIL (a header of 0 at
+     * HEAD means empty), so storing it once per {@value #MAX_TAIL_LAG} ring bytes instead of once
+     * per record keeps the store off the producer's hot path; the true tail is found by following
+     * headers from {@code max(TAIL, HEAD)}. An eighth of small rings, so that HEAD and TAIL stay
+     * far less than the capacity apart.
+     *
+     * @param capacity the ring's capacity in bytes, a power of two from {@link #MIN_CAPACITY}
+     * @return the lag in bytes: {@code min(MAX_TAIL_LAG, capacity / 8)}
+     */
+    public static long tailLag(long capacity) {
+        return Math.min(MAX_TAIL_LAG, capacity >>> 3);
     }
 
     /**

@@ -170,6 +170,29 @@ final class Ring {
     }
 
     /** @return the segment offset of the record at a queue position */
+    /**
+     * Follows record headers from {@code from} while they are published or in progress, not past
+     * {@code limit}: a single producer's true tail, which TAIL may lag (see
+     * {@link QueueLayout#tailLag}). Never throws: a header that cannot begin a record (damage, or
+     * bytes overwritten while they were read) ends the walk there.
+     *
+     * @return the position past the last record found, {@code from} if none
+     */
+    long claimedEnd(long from, long limit) {
+        long p = from;
+        while (p < limit) {
+            long h = segment.getLongVolatile(offsetOf(p));
+            int length = RecordLayout.length(h);
+            long bytes = length > 0 ? length : -(long) length;
+            if (h == 0 || bytes < RecordLayout.HEADER_BYTES || bytes > maxClaim
+                    || (p & mask) + RecordLayout.aligned((int) bytes) > capacity) {
+                break;
+            }
+            p += RecordLayout.aligned((int) bytes);
+        }
+        return p;
+    }
+
     long offsetOf(long position) {
         return RING_OFFSET + (position & mask);
     }

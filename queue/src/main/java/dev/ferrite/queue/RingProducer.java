@@ -86,10 +86,16 @@ abstract sealed class RingProducer extends LinePadding implements Producer permi
      */
     abstract void copyClaimed(long at, int reserved);
 
-    /** Makes the tail visible to the consumer, if this protocol publishes it separately. */
+    /**
+     * Called after a record or claim became visible: stores the tail in TAIL if this protocol
+     * publishes it separately and its stored tail is due (see {@link OneToOneProducer}).
+     */
     abstract void publishTail();
 
-    /** Marks a claimed record in progress, with this producer's slot, and publishes the tail. */
+    /**
+     * Marks a claimed record in progress, with this producer's slot, then lets the protocol
+     * publish the tail.
+     */
     final void markInProgress(long at, int reserved) {
         segment.putLongOrdered(at, header(-reserved, owner));
         publishTail();
@@ -110,7 +116,10 @@ abstract sealed class RingProducer extends LinePadding implements Producer permi
         return at;
     }
 
-    /** Publishes a copied record: its header (ordered, after the payload), then the tail. */
+    /**
+     * Publishes a copied record: its header (ordered, after the payload), then lets the protocol
+     * publish the tail.
+     */
     private void endRecord(long at, int recordLength, int type) {
         segment.putLongOrdered(at, header(recordLength, type));
         publishTail();

@@ -3,6 +3,7 @@ package dev.ferrite.queue;
 import dev.ferrite.CorruptFileException;
 import dev.ferrite.FerriteException;
 import dev.ferrite.InvalidSpecException;
+import dev.ferrite.Segment;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -14,6 +15,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SplittableRandom;
 
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -82,6 +84,43 @@ class IpcQueueTest {
             assertFalse(p.offer(m));
             assertEquals(63, c.poll((s, o, l, t) -> { }, 1000));
             assertEquals(0, q.bytesInUse());
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("dev.ferrite.queue.QueueTargets#backends")
+    void oneProducersStoredTailLagsByLessThanTheLagAndIsExactWhenTheRingIsFullOrItCloses(String backend) {
+        long lag = QueueLayout.tailLag(4096);
+        assertEquals(512, lag, "an eighth of a small ring");
+        assertEquals(4096, QueueLayout.tailLag(1 << 20), "at most MAX_TAIL_LAG");
+        SplittableRandom random = new SplittableRandom(12);
+        try (IpcQueue q = create(QueueTargets.spec(backend, dir).capacity(4096))) {
+            Segment s = q.segment();
+            Producer p = q.producer();
+            try (Consumer c = q.consumer()) {
+                int fulls = 0;
+                for (int i = 0; i < 3000; i++) {
+                    if (p.offer(new byte[1 + random.nextInt(200)])) {
+                        long stored = s.getLongVolatile(QueueLayout.TAIL_OFFSET);
+                        assertTrue(stored <= p.position() && p.position() - stored < lag,
+                                "stored tail " + stored + ", true tail " + p.position());
+                    } else {
+                        fulls++;
+                        assertEquals(p.position(), s.getLongVolatile(QueueLayout.TAIL_OFFSET),
+                                "a producer that finds the ring full stores its tail");
+                    }
+                    long head = s.getLongVolatile(QueueLayout.HEAD_OFFSET);
+                    assertEquals(p.position() - head, q.bytesInUse(), "bytes in use follow the headers");
+                    if (random.nextInt(8) == 0) { // slower than the producer: the ring fills at times
+                        c.poll((seg, o, l, t) -> { }, 1 + random.nextInt(6));
+                    }
+                }
+                assertTrue(fulls > 0, "the ring filled up at times");
+                p.close();
+                assertEquals(p.position(), s.getLongVolatile(QueueLayout.TAIL_OFFSET), "exact after close");
+                c.poll((seg, o, l, t) -> { }, Integer.MAX_VALUE);
+                assertEquals(0, q.bytesInUse());
+            }
         }
     }
 

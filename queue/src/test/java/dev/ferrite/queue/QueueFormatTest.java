@@ -55,7 +55,8 @@ class QueueFormatTest {
             byte[] payload = new byte[5];
             s.copyTo(8200, payload, 0, 5);
             assertEquals("hello", new String(payload, StandardCharsets.US_ASCII));
-            assertEquals(16, s.getLong(384), "tail");
+            assertEquals(0, s.getLong(384), "tail: stored once 1024 bytes (capacity / 8) past the stored one");
+            assertEquals(16, q.bytesInUse(), "the true tail, from the headers past the stored one");
             assertEquals(0, s.getLong(128), "head");
 
             Claim claim = p.tryClaim(20, 9);
@@ -71,6 +72,8 @@ class QueueFormatTest {
             for (int at = 0; at < 48; at += 8) {
                 assertEquals(0, s.getLong(8192 + at), "consumed bytes are zeroed before the head frees them, at " + at);
             }
+            p.close();
+            assertEquals(48, s.getLong(384), "a closing producer stores its exact tail");
         } finally {
             IpcQueue.delete(spec);
         }
