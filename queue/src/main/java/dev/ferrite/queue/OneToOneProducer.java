@@ -15,10 +15,11 @@ import static dev.ferrite.queue.RecordLayout.header;
  *       header that reads 0, and for the consumer a 0 header at HEAD means "empty".</li>
  *   <li>TAIL is stored only once the tail is {@link QueueLayout#tailLag} bytes past the stored
  *       value, when the ring is full and at close: nobody needs it on the hot path (the consumer
- *       follows headers), and with the {@code ffm} backend one ordered store per record cost
- *       more than the rest of the offer (JDK 25, 64-byte messages, consumer thread: 19.7-21.3
- *       against 14.0-16.2 ns per offer in four of six JVMs each). Whoever needs the true tail
- *       follows headers from {@code max(TAIL, HEAD)}, as a producer taking over does.</li>
+ *       follows headers), and with the {@code ffm} backend that one ordered store per record
+ *       was up to a quarter of the offer (JDK 25, 64-byte messages, consumer thread, six JVMs
+ *       each: 19.7-21.3 ns per offer with it; 14.0-16.2 without it in four JVMs, 19.2-19.3 in
+ *       two). Whoever needs the true tail follows headers from {@code max(TAIL, HEAD)}, as a
+ *       producer taking over does.</li>
  *   <li>Free ring bytes read 0: the consumer zeroes what it consumed before it frees it. So the
  *       header word just past a claim reads 0 until a record is published there, and this
  *       producer writes nothing but its records. That word must be free too: a claim needs 8
