@@ -70,7 +70,7 @@ public final class QueueLayout {
     public static final int HEAD_CACHE_OFFSET = 256;
     /**
      * Offset of the tail position (long), written only by producers. With one producer it is the
-     * tail as last stored, at most {@link #tailLag(long)} bytes behind the true one (see there).
+     * tail as last stored, less than {@link #tailLag(long)} bytes behind the true one (see there).
      */
     public static final int TAIL_OFFSET = 384;
     /** Offset of the tail cache (long), written by the consumer when it re-reads the tail. */

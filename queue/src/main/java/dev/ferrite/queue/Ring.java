@@ -169,7 +169,6 @@ final class Ring {
         return segment.getLongVolatile(TAIL_OFFSET);
     }
 
-    /** @return the segment offset of the record at a queue position */
     /**
      * Follows record headers from {@code from} while they are published or in progress, not past
      * {@code limit}: a single producer's true tail, which TAIL may lag (see
@@ -193,6 +192,7 @@ final class Ring {
         return p;
     }
 
+    /** @return the segment offset of the record at a queue position */
     long offsetOf(long position) {
         return RING_OFFSET + (position & mask);
     }
