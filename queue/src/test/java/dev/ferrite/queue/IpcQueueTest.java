@@ -87,6 +87,112 @@ class IpcQueueTest {
         }
     }
 
+    /**
+     * The consumer of a one-producer queue leaves consumed bytes as they were (format 4), so a lap
+     * later the ring is full of old payload. Here every old payload word is a valid header (a
+     * 16-byte message of type 7): any header the consumer read before the producer had zeroed or
+     * published it would come out as a message of that type. Records of random sizes wrap the
+     * 4 KiB ring about 200 times, with padding at its end, read in random batches; every message
+     * arrives once, in order, as written, and nothing else does.
+     */
+    @ParameterizedTest
+    @MethodSource("dev.ferrite.queue.QueueTargets#backends")
+    void oldBytesThatLookLikeHeadersAreNeverDelivered(String backend) {
+        long lookalike = RecordLayout.header(16, 7);
+        SplittableRandom random = new SplittableRandom(33);
+        try (IpcQueue q = create(QueueTargets.spec(backend, dir).capacity(4096).maxMessageLength(400));
+             Producer p = q.producer(); Consumer c = q.consumer()) {
+            long[] received = {0};
+            MessageHandler check = (seg, off, len, type) -> {
+                long seq = received[0]++;
+                assertEquals(3, type, "message " + seq);
+                assertEquals(lengthOf(seq), len, "message " + seq);
+                assertEquals(seq, seg.getLong(off), "message " + seq);
+                for (int i = 8; i + 8 <= len; i += 8) {
+                    assertEquals(lookalike, seg.getLong(off + i), "message " + seq + " word " + i);
+                }
+            };
+            ByteBuffer m = ByteBuffer.allocate(400).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            for (long seq = 0; seq < 6000; seq++) {
+                int len = lengthOf(seq);
+                m.clear();
+                m.putLong(seq);
+                while (m.position() + 8 <= len) {
+                    m.putLong(lookalike);
+                }
+                while (!p.offer(m.array(), 0, len, 3)) {
+                    c.poll(check, 1 + random.nextInt(4));
+                }
+                if (random.nextInt(3) == 0) {
+                    c.poll(check, 1 + random.nextInt(4));
+                }
+            }
+            while (c.poll(check, 100) > 0) {
+                // drain
+            }
+            assertEquals(6000, received[0]);
+            assertEquals(0, c.poll(check, 100), "nothing old read as a message");
+            assertEquals(0, q.bytesInUse());
+        }
+    }
+
+    /**
+     * As {@link #oldBytesThatLookLikeHeadersAreNeverDelivered}, with the consumer in a thread of its
+     * own that polls as fast as it can, so that it often reads a header the moment the producer
+     * makes it visible, at the ring's end too (the word at the ring's start must read 0 from the
+     * moment the padding before it is published).
+     */
+    @ParameterizedTest
+    @MethodSource("dev.ferrite.queue.QueueTargets#backends")
+    void aConsumerThreadCaughtUpWithTheProducerNeverReadsOldBytes(String backend) throws Exception {
+        long lookalike = RecordLayout.header(16, 7);
+        int count = 300_000;
+        try (IpcQueue q = create(QueueTargets.spec(backend, dir).capacity(4096).maxMessageLength(400));
+             Producer p = q.producer(); Consumer c = q.consumer()) {
+            java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+            long[] received = {0};
+            Thread reader = new Thread(() -> {
+                MessageHandler check = (seg, off, len, type) -> {
+                    long seq = received[0]++;
+                    if (type != 3 || len != lengthOf(seq) || seg.getLong(off) != seq
+                            || (len >= 16 && seg.getLong(off + 8) != lookalike)) {
+                        throw new AssertionError("message " + seq + ": type " + type + ", length " + len
+                                + " (sent " + lengthOf(seq) + "), first word " + seg.getLong(off));
+                    }
+                };
+                try {
+                    while (received[0] < count) {
+                        c.poll(check, 64);
+                    }
+                } catch (Throwable e) {
+                    failure.set(e);
+                }
+            });
+            reader.start();
+            ByteBuffer m = ByteBuffer.allocate(400).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            for (long seq = 0; seq < count && failure.get() == null; seq++) {
+                int len = lengthOf(seq);
+                m.clear();
+                m.putLong(seq);
+                while (m.position() + 8 <= len) {
+                    m.putLong(lookalike);
+                }
+                while (!p.offer(m.array(), 0, len, 3) && failure.get() == null) {
+                    Thread.onSpinWait();
+                }
+            }
+            reader.join(60_000);
+            assertNull(failure.get(), () -> String.valueOf(failure.get()));
+            assertEquals(count, received[0]);
+        }
+    }
+
+    /** A message length from 8 to 400 bytes, fixed by the sequence number (multiples of 8 and not). */
+    private static int lengthOf(long seq) {
+        long x = seq * 0x9E3779B97F4A7C15L;
+        return 8 + (int) ((x >>> 40) % 393);
+    }
+
     @ParameterizedTest
     @MethodSource("dev.ferrite.queue.QueueTargets#backends")
     void oneProducersStoredTailLagsByLessThanTheLagAndIsExactWhenTheRingIsFullOrItCloses(String backend) {
