@@ -138,20 +138,17 @@ public final class Consumer extends LinePadding implements AutoCloseable {
     }
 
     /**
-     * Frees consumed ring bytes with one ordered store of the head. With many producers, free
-     * bytes must be zero (a header of 0 means "not yet published", and producers claim by CAS
-     * without writing past their claims), so they are zeroed before the head that frees them is
-     * published; the pending head, stored first, lets a successor finish if this process dies in
-     * between. A single producer zeroes ahead of its own claims instead, so this consumer writes
-     * nothing but the head: lines it has read stay clean, and the producer does not have to take
-     * them back from this consumer's cache a lap later (see {@link OneToOneProducer}).
+     * Frees consumed ring bytes with one ordered store of the head. Free bytes must be zero (a
+     * header of 0 means "not yet published"), so they are zeroed before the head that frees them
+     * is published; the pending head, stored first, lets a successor finish if this process dies
+     * in between. The consumer zeroes, not the producer: it writes lines the producer reaches
+     * again only a lap later, while a producer zeroing the word past each record would write the
+     * very line a caught-up consumer is reading (measured: see {@link OneToOneProducer}).
      */
     private void release(long start, long end) {
-        if (ring.manyProducers) {
-            segment.putLongOrdered(HEAD_PENDING_OFFSET, end);
-            VarHandle.storeStoreFence(); // the pending head lands before any zero
-            ring.zero(start, end);
-        }
+        segment.putLongOrdered(HEAD_PENDING_OFFSET, end);
+        VarHandle.storeStoreFence(); // the pending head lands before any zero
+        ring.zero(start, end);
         segment.putLongOrdered(HEAD_OFFSET, end);
         head = end;
         if (stallPosition != -1) {

@@ -20,22 +20,16 @@ import static dev.ferrite.queue.RecordLayout.header;
  *       each: 19.7-21.3 ns per offer with it; 14.0-16.2 without it in four JVMs, 19.2-19.3 in
  *       two). Whoever needs the true tail follows headers from {@code max(TAIL, HEAD)}, as a
  *       producer taking over does.</li>
- *   <li>Free ring bytes from the tail up to {@link #zeroedTo} read 0: before a claim is made
- *       visible, this producer zeroes the free bytes past it, a {@link QueueLayout#ZERO_AHEAD}
- *       block at a time (never the bytes the claim itself covers: its records overwrite them).
- *       So the header word just past a claim reads 0 until a record is published there, and
- *       the consumer of a one-producer queue zeroes nothing. A claim needs 8 bytes more room
- *       than it takes, for that word. Bytes further on may hold what was consumed a lap ago;
- *       nobody reads them as headers: the consumer follows headers from HEAD, and every header
- *       it reaches lies at the tail of its time.</li>
- *   <li>Why blocks ahead: a producer that zeroed just the word past each record (version 2)
- *       wrote into the line a caught-up consumer was polling, once per record: on JDK 25 with
- *       8-byte messages and a consumer thread, each JVM settled at its own speed, from 11 to
- *       49 ns per offer. A consumer that zeroed what it consumed (version 3) wrote every
- *       consumed line, which the producer then had to take back from the consumer's cache a lap
- *       later: with 1 KiB messages that was half the time of an offer (111 ns against 52 ns when
- *       the consumer wrote only the headers, in one harness and JVM). Zeroing ahead in blocks
- *       writes lines the consumer is not reading, once per block.</li>
+ *   <li>Free ring bytes read 0: the consumer zeroes what it consumed before it frees it. So the
+ *       header word just past a claim reads 0 until a record is published there, and this
+ *       producer writes nothing but its records. That word must be free too: a claim needs 8
+ *       bytes more room than it takes.</li>
+ *   <li>Why the consumer zeroes and not the producer: a producer that zeroed the word past each
+ *       record wrote into the line a caught-up consumer was polling, once per record. Measured on
+ *       JDK 25 with 8-byte messages and a consumer thread, each JVM settled at its own speed,
+ *       from 11 to 49 ns per offer (the same for fresh queues within one JVM, so decided once per
+ *       JVM, most likely by its compiled code); with the consumer zeroing, eight JVMs ran at
+ *       12.0-13.9 ns.</li>
  *   <li>A head past this producer's tail is damage, never motion: nobody else moves the tail.</li>
  * </ul>
  */
@@ -47,8 +41,6 @@ final class OneToOneProducer extends RingProducer {
     private long storedTail;
     /** How far {@link #tail} may run ahead of {@link #storedTail}. */
     private final long tailLag;
-    /** Free ring bytes from {@link #tail} up to this position read 0; never less than the tail. */
-    private long zeroedTo;
 
     OneToOneProducer(IpcQueue queue, Ring ring, EndpointSlot slot, int slotIndex, QueueSpec spec) {
         super(queue, ring, slot, slotIndex, spec);
@@ -84,13 +76,10 @@ final class OneToOneProducer extends RingProducer {
                 }
             }
         }
-        // The word at the tail reads 0: the last producer zeroed past every claim it made visible.
-        zeroedTo = t;
         if (previousDied) {
-            // Free bytes may hold what the dead producer had begun (payload, batch headers) where
-            // it had not zeroed them yet: zero every free byte.
+            // Free bytes may hold what the dead producer had begun (payload, batch headers). After
+            // a clean close they are zero already: the consumer zeroed them as it consumed.
             ring.zero(t, head + capacity);
-            zeroedTo = head + capacity;
         }
         tail = t;
         storeTail();
@@ -115,38 +104,14 @@ final class OneToOneProducer extends RingProducer {
             }
             segment.putLongOrdered(HEAD_CACHE_OFFSET, headCache);
         }
-        if (needed != bytes && t + toEnd + ALIGNMENT > zeroedTo) {
-            // The consumer reads the word at the ring's start as soon as it passes the padding
-            // below: it must read 0 until the record there is published.
-            segment.putLong(ring.offsetOf(t + toEnd), 0L);
-        }
-        if (t + needed + ALIGNMENT > zeroedTo) {
-            zeroAhead(t + needed);
-        }
         if (needed != bytes) {
             // Padding to the end of the ring; the consumer skips it and reads the word at index 0
-            // next, zeroed above.
+            // next, free and so 0 until the record there is published.
             segment.putLongOrdered(ring.offsetOf(t), header(toEnd, PADDING_TYPE));
             t += toEnd;
         }
         tail = t + bytes;
         return t;
-    }
-
-    /**
-     * Zeroes free bytes from the end of a claim (or from {@link #zeroedTo}, if further) to a
-     * cache-line boundary at least {@link QueueLayout#ZERO_AHEAD} bytes on, but never past the
-     * head's lap ({@code headCache + capacity}): at least the word at {@code claimEnd}, which the
-     * claim's room check left free. Plain stores: the ordered header store that makes the claim
-     * visible comes after them.
-     */
-    private void zeroAhead(long claimEnd) {
-        long from = Math.max(zeroedTo, claimEnd);
-        long to = Math.min((claimEnd + ALIGNMENT + QueueLayout.ZERO_AHEAD) & -QueueLayout.ZERO_ALIGNMENT,
-                headCache + capacity);
-        to = Math.max(to, claimEnd + ALIGNMENT);
-        ring.zero(from, to);
-        zeroedTo = to;
     }
 
     /** Nothing to mark: the tail is published only after the record's header. */

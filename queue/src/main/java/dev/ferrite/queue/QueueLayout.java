@@ -30,7 +30,7 @@ public final class QueueLayout {
     /** "FERRITEQ" read as a little-endian long. */
     public static final long MAGIC = 0x5145544952524546L;
     /** Format version this code writes and reads. */
-    public static final int VERSION = 4;
+    public static final int VERSION = 3;
 
     /** Offset of the magic (long). */
     public static final int MAGIC_OFFSET = 0;
@@ -61,10 +61,9 @@ public final class QueueLayout {
     /** Offset of the head position (long), written only by the consumer. */
     public static final int HEAD_OFFSET = 128;
     /**
-     * Offset of the pending head (long), written only by the consumer of a many-producer queue:
-     * the position it is zeroing the ring up to before it publishes that position as the head. A
-     * consumer that finds it ahead of the head knows its predecessor died while zeroing and
-     * finishes the job. A one-producer queue's consumer zeroes nothing and leaves it 0.
+     * Offset of the pending head (long), written only by the consumer: the position it is zeroing
+     * the ring up to before it publishes that position as the head. A consumer that finds it ahead
+     * of the head knows its predecessor died while zeroing and finishes the job.
      */
     public static final int HEAD_PENDING_OFFSET = 136;
     /** Offset of the head cache (long), written by producers when they re-read the head. */
@@ -115,16 +114,6 @@ public final class QueueLayout {
     public static final long MIN_CAPACITY = 4096;
     /** Largest ring capacity in bytes. */
     public static final long MAX_CAPACITY = 1L << 30;
-
-    /**
-     * How far past a claim a single producer zeroes free ring bytes when it runs out of zeroed
-     * ones: it zeroes to the first {@link #ZERO_ALIGNMENT} boundary at least this many bytes past
-     * the word after the claim (or to the head's lap, if nearer), so it writes zeros once per block
-     * and never into the line a caught-up consumer polls (see {@code OneToOneProducer}).
-     */
-    public static final int ZERO_AHEAD = 256;
-    /** The boundary, in bytes, a single producer's zeroing ahead ends on: a cache line. */
-    public static final int ZERO_ALIGNMENT = 64;
 
     /** The most ring bytes a single producer's stored TAIL lags its true tail by, in large rings. */
     public static final long MAX_TAIL_LAG = 4096;

@@ -88,12 +88,11 @@ class IpcQueueTest {
     }
 
     /**
-     * The consumer of a one-producer queue leaves consumed bytes as they were (format 4), so a lap
-     * later the ring is full of old payload. Here every old payload word is a valid header (a
-     * 16-byte message of type 7): any header the consumer read before the producer had zeroed or
-     * published it would come out as a message of that type. Records of random sizes wrap the
-     * 4 KiB ring about 200 times, with padding at its end, read in random batches; every message
-     * arrives once, in order, as written, and nothing else does.
+     * A lap later the ring holds old payload wherever nobody zeroed it. Here every old payload word
+     * is a valid header (a 16-byte message of type 7): any header the consumer read before it was
+     * zeroed or published would come out as a message of that type. Records of random sizes wrap
+     * the 4 KiB ring about 200 times, with padding at its end, read in random batches; every
+     * message arrives once, in order, as written, and nothing else does.
      */
     @ParameterizedTest
     @MethodSource("dev.ferrite.queue.QueueTargets#backends")
