@@ -38,6 +38,8 @@ public final class Consumer extends LinePadding implements AutoCloseable {
     private static final int REPORTS_KEPT = 64;
     /** How often a blocked consumer re-checks, after the timeout, whether the writer lives. */
     private static final long RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    /** Most zero spans one poll collects; a poll that fills them stops before the next long record. */
+    private static final int MAX_SPANS = 64;
 
     private final IpcQueue queue;
     private final Ring ring;
@@ -49,6 +51,15 @@ public final class Consumer extends LinePadding implements AutoCloseable {
     private final IdleStrategy idle;
     private final ArrayDeque<AbandonedRecord> reports = new ArrayDeque<>();
     private long head;
+    /**
+     * One-producer queues, during a poll: the consumed spans to zero at release, as pairs
+     * {@code [from, to)}, {@link #spanCount} of them: the bytes before each record longer than
+     * {@link QueueLayout#CONSUMER_ZEROES} and its first bytes. The last span, from
+     * {@link #spanStart}, runs to the new head.
+     */
+    private final long[] spans = new long[2 * MAX_SPANS];
+    private int spanCount;
+    private long spanStart;
     private long stallPosition = -1;
     private long stallSince;
     private long nextCheck;
@@ -109,6 +120,8 @@ public final class Consumer extends LinePadding implements AutoCloseable {
         long start = head;
         long position = start;
         int count = 0;
+        spanCount = 0;
+        spanStart = start;
         try {
             while (count < limit && position - start < capacity) {
                 long at = ring.offsetOf(position);
@@ -122,7 +135,18 @@ public final class Consumer extends LinePadding implements AutoCloseable {
                     }
                     break;
                 }
-                position += ring.checkPublished(h, position);
+                int bytes = ring.checkPublished(h, position);
+                if (bytes > QueueLayout.CONSUMER_ZEROES && !ring.manyProducers) {
+                    if (spanCount == MAX_SPANS) {
+                        break;
+                    }
+                    // Zero up to this record's first bytes; its rest stays (see release).
+                    spans[2 * spanCount] = spanStart;
+                    spans[2 * spanCount + 1] = position + QueueLayout.CONSUMER_ZEROES;
+                    spanCount++;
+                    spanStart = position + bytes;
+                }
+                position += bytes;
                 int type = RecordLayout.type(h);
                 if (type != PADDING_TYPE) {
                     count++;
@@ -138,17 +162,26 @@ public final class Consumer extends LinePadding implements AutoCloseable {
     }
 
     /**
-     * Frees consumed ring bytes with one ordered store of the head. Free bytes must be zero (a
-     * header of 0 means "not yet published"), so they are zeroed before the head that frees them
-     * is published; the pending head, stored first, lets a successor finish if this process dies
-     * in between. The consumer zeroes, not the producer: it writes lines the producer reaches
-     * again only a lap later, while a producer zeroing the word past each record would write the
-     * very line a caught-up consumer is reading (measured: see {@link OneToOneProducer}).
+     * Frees consumed ring bytes with one ordered store of the head, after zeroing them: with many
+     * producers every byte (a header of 0 means "not yet published", and producers claim by CAS
+     * and write nothing past their claims); with one producer the first
+     * {@link QueueLayout#CONSUMER_ZEROES} bytes of each record, where headers of the next lap
+     * mostly fall, leaving the lines of longer payloads clean so that the producer need not take
+     * them back from this consumer's cache (the producer clears a word past its claim itself where
+     * a payload was left: see {@link OneToOneProducer}). The pending head, stored first, lets a
+     * successor finish if this process dies in between.
      */
     private void release(long start, long end) {
         segment.putLongOrdered(HEAD_PENDING_OFFSET, end);
         VarHandle.storeStoreFence(); // the pending head lands before any zero
-        ring.zero(start, end);
+        if (ring.manyProducers) {
+            ring.zero(start, end);
+        } else {
+            for (int i = 0; i < spanCount; i++) {
+                ring.zero(spans[2 * i], spans[2 * i + 1]);
+            }
+            ring.zero(spanStart, end);
+        }
         segment.putLongOrdered(HEAD_OFFSET, end);
         head = end;
         if (stallPosition != -1) {

@@ -20,20 +20,29 @@ import static dev.ferrite.queue.RecordLayout.header;
  *       each: 19.7-21.3 ns per offer with it; 14.0-16.2 without it in four JVMs, 19.2-19.3 in
  *       two). Whoever needs the true tail follows headers from {@code max(TAIL, HEAD)}, as a
  *       producer taking over does.</li>
- *   <li>Free ring bytes read 0: the consumer zeroes what it consumed before it frees it. So the
- *       header word just past a claim reads 0 until a record is published there, and this
- *       producer writes nothing but its records. That word must be free too: a claim needs 8
- *       bytes more room than it takes.</li>
- *   <li>Why the consumer zeroes and not the producer: a producer that zeroed the word past each
- *       record wrote into the line a caught-up consumer was polling, once per record. Measured on
- *       JDK 25 with 8-byte messages and a consumer thread, each JVM settled at its own speed,
- *       from 11 to 49 ns per offer (the same for fresh queues within one JVM, so decided once per
- *       JVM, most likely by its compiled code); with the consumer zeroing, eight JVMs ran at
- *       12.0-13.9 ns.</li>
+ *   <li>The word past every visible claim reads 0 until a record is published there, so a
+ *       claim needs 8 bytes more room than it takes. The consumer zeroes the first
+ *       {@link QueueLayout#CONSUMER_ZEROES} bytes of each record it consumes (the whole of a short
+ *       one) and leaves the rest of a longer payload in the ring. This producer knows where it
+ *       left such payload a lap before ({@link #oldStarts}, {@link #oldEnds}); before a claim
+ *       becomes visible, if the word past it (or, for a claim that wraps, the word at the ring's
+ *       start) lies there, it loads the word and stores 0 unless it reads 0. Elsewhere it touches
+ *       nothing past its claim.</li>
+ *   <li>Why this split, measured on JDK 25 with a consumer thread: a producer that stored 0 past
+ *       each record (version 2) wrote into the line a caught-up consumer was polling; so does
+ *       any access of the producer to the word past a short claim, a load too (the consumer has
+ *       just written that line): 8-byte messages took 19-20 ns per offer against 8.5-9.5 without
+ *       it. A consumer that zeroed every byte it consumed (version 3) wrote every line it had read,
+ *       which the producer then had to take back from its cache a lap later: 1 KiB messages took
+ *       101-107 ns per offer against 54-63 with only the records' first 64 bytes zeroed (one
+ *       harness, eight JVMs each, {@code unsafe} and {@code ffm}).</li>
  *   <li>A head past this producer's tail is damage, never motion: nobody else moves the tail.</li>
  * </ul>
  */
 final class OneToOneProducer extends RingProducer {
+
+    /** The most payload ranges a producer remembers (two longs each). */
+    private static final int MAX_OLD_RANGES = 4096;
 
     /** The last HEAD this producer read; the true head is at least this. */
     private long headCache;
@@ -41,12 +50,31 @@ final class OneToOneProducer extends RingProducer {
     private long storedTail;
     /** How far {@link #tail} may run ahead of {@link #storedTail}. */
     private final long tailLag;
+    /**
+     * Where this producer left payload the consumer does not zero, as position ranges
+     * {@code [oldStarts[i], oldEnds[i])} in claim order, a ring of {@link #oldCount} ranges from
+     * {@link #oldFirst}: the tails of records and of padding longer than
+     * {@link QueueLayout#CONSUMER_ZEROES} bytes. Ranges a lap behind the tail are dropped as the
+     * tail passes them; when the ring of ranges is full, the newest one is stretched instead.
+     */
+    private final long[] oldStarts;
+    private final long[] oldEnds;
+    private int oldFirst;
+    private int oldCount;
+    /** Below this position every word past a claim is cleared: what lies there is not known. */
+    private long clearAllBefore;
 
     OneToOneProducer(IpcQueue queue, Ring ring, EndpointSlot slot, int slotIndex, QueueSpec spec) {
         super(queue, ring, slot, slotIndex, spec);
         this.tailLag = QueueLayout.tailLag(capacity);
+        int ranges = (int) Math.min(MAX_OLD_RANGES, Long.highestOneBit(capacity / (QueueLayout.CONSUMER_ZEROES + 8)));
+        this.oldStarts = new long[ranges];
+        this.oldEnds = new long[ranges];
         this.headCache = ring.head();
         takeOverTail(slot.previousHolder() != 0);
+        // A ring never written holds zeros; otherwise an earlier producer left payload unknown to
+        // this one, up to a lap on.
+        this.clearAllBefore = tail == 0 ? 0 : tail + capacity;
     }
 
     /**
@@ -77,8 +105,9 @@ final class OneToOneProducer extends RingProducer {
             }
         }
         if (previousDied) {
-            // Free bytes may hold what the dead producer had begun (payload, batch headers). After
-            // a clean close they are zero already: the consumer zeroed them as it consumed.
+            // Free bytes may hold what the dead producer had begun (payload, batch headers): zero
+            // them. After a clean close the word at the tail reads 0, and old payload elsewhere is
+            // cleared where a claim ends for a lap (clearAllBefore).
             ring.zero(t, head + capacity);
         }
         tail = t;
@@ -105,13 +134,65 @@ final class OneToOneProducer extends RingProducer {
             segment.putLongOrdered(HEAD_CACHE_OFFSET, headCache);
         }
         if (needed != bytes) {
+            // The consumer goes to the ring's start as soon as it passes the padding below.
+            clearIfLeft(t + toEnd);
+        }
+        clearIfLeft(t + needed);
+        if (needed != bytes) {
             // Padding to the end of the ring; the consumer skips it and reads the word at index 0
-            // next, free and so 0 until the record there is published.
+            // next, cleared above if need be.
+            remember(t, toEnd);
             segment.putLongOrdered(ring.offsetOf(t), header(toEnd, PADDING_TYPE));
             t += toEnd;
         }
+        remember(t, bytes);
         tail = t + bytes;
         return t;
+    }
+
+    /**
+     * Makes the word at a free position read 0 if this producer may have left payload there a lap
+     * before (or does not know): a load, and a plain store of 0 unless it reads 0. The ordered
+     * header store that makes the claim visible comes after it.
+     */
+    private void clearIfLeft(long position) {
+        if (position < clearAllBefore || leftPayloadAt(position - capacity)) {
+            long at = ring.offsetOf(position);
+            if (segment.getLong(at) != 0L) {
+                segment.putLong(at, 0L);
+            }
+        }
+    }
+
+    /** @return whether a remembered range holds a position; drops the ranges that end at or before it */
+    private boolean leftPayloadAt(long position) {
+        int mask = oldStarts.length - 1;
+        while (oldCount > 0 && oldEnds[oldFirst] <= position) {
+            oldFirst = (oldFirst + 1) & mask;
+            oldCount--;
+        }
+        return oldCount > 0 && oldStarts[oldFirst] <= position;
+    }
+
+    /** Remembers the part of a claimed span the consumer will not zero: past its first bytes. */
+    private void remember(long position, int bytes) {
+        if (bytes <= QueueLayout.CONSUMER_ZEROES) {
+            return;
+        }
+        long start = position + QueueLayout.CONSUMER_ZEROES;
+        long end = position + bytes;
+        int mask = oldStarts.length - 1;
+        if (oldCount > 0) {
+            int last = (oldFirst + oldCount - 1) & mask;
+            if (start <= oldEnds[last] || oldCount == oldStarts.length) {
+                oldEnds[last] = end; // adjoining, or no room: stretch the newest range over the gap
+                return;
+            }
+        }
+        int at = (oldFirst + oldCount) & mask;
+        oldStarts[at] = start;
+        oldEnds[at] = end;
+        oldCount++;
     }
 
     /** Nothing to mark: the tail is published only after the record's header. */

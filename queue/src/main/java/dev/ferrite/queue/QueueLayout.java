@@ -30,7 +30,7 @@ public final class QueueLayout {
     /** "FERRITEQ" read as a little-endian long. */
     public static final long MAGIC = 0x5145544952524546L;
     /** Format version this code writes and reads. */
-    public static final int VERSION = 3;
+    public static final int VERSION = 4;
 
     /** Offset of the magic (long). */
     public static final int MAGIC_OFFSET = 0;
@@ -62,8 +62,10 @@ public final class QueueLayout {
     public static final int HEAD_OFFSET = 128;
     /**
      * Offset of the pending head (long), written only by the consumer: the position it is zeroing
-     * the ring up to before it publishes that position as the head. A consumer that finds it ahead
-     * of the head knows its predecessor died while zeroing and finishes the job.
+     * the ring up to (every consumed byte with many producers, the first {@link #CONSUMER_ZEROES}
+     * bytes of each consumed record with one) before it publishes that position as the head. A
+     * consumer that finds it ahead of the head knows its predecessor died while zeroing and
+     * zeroes every byte between.
      */
     public static final int HEAD_PENDING_OFFSET = 136;
     /** Offset of the head cache (long), written by producers when they re-read the head. */
@@ -114,6 +116,14 @@ public final class QueueLayout {
     public static final long MIN_CAPACITY = 4096;
     /** Largest ring capacity in bytes. */
     public static final long MAX_CAPACITY = 1L << 30;
+
+    /**
+     * Bytes from the start of each record the consumer of a one-producer queue zeroes once it has
+     * consumed the record (the whole record if it is shorter); the rest of a longer record stays
+     * in the ring, and its producer makes sure no header is read there (see
+     * {@code OneToOneProducer}).
+     */
+    public static final int CONSUMER_ZEROES = 64;
 
     /** The most ring bytes a single producer's stored TAIL lags its true tail by, in large rings. */
     public static final long MAX_TAIL_LAG = 4096;

@@ -186,6 +186,35 @@ class IpcQueueTest {
         }
     }
 
+    /**
+     * A one-producer consumer notes, per poll, which bytes of records longer than 64 bytes to
+     * zero; a poll over more such records than it notes stops early, and the next poll goes on:
+     * all arrive, in order, once.
+     */
+    @ParameterizedTest
+    @MethodSource("dev.ferrite.queue.QueueTargets#backends")
+    void aPollOverManyLongRecordsStopsEarlyAndTheNextGoesOn(String backend) {
+        try (IpcQueue q = create(QueueTargets.spec(backend, dir).capacity(65536).maxMessageLength(300));
+             Producer p = q.producer(); Consumer c = q.consumer()) {
+            byte[] m = new byte[200];
+            for (int i = 0; i < 150; i++) {
+                m[0] = (byte) i;
+                assertTrue(p.offer(m, 0, 200, 1));
+            }
+            List<Integer> seen = new ArrayList<>();
+            int first = c.poll((seg, off, len, type) -> seen.add((int) seg.getByte(off) & 0xFF), 1000);
+            assertTrue(first >= 1 && first < 150, "the first poll stops early: " + first);
+            while (c.poll((seg, off, len, type) -> seen.add((int) seg.getByte(off) & 0xFF), 1000) > 0) {
+                // go on
+            }
+            assertEquals(150, seen.size());
+            for (int i = 0; i < 150; i++) {
+                assertEquals(i, seen.get(i));
+            }
+            assertEquals(0, q.bytesInUse());
+        }
+    }
+
     /** A message length from 8 to 400 bytes, fixed by the sequence number (multiples of 8 and not). */
     private static int lengthOf(long seq) {
         long x = seq * 0x9E3779B97F4A7C15L;

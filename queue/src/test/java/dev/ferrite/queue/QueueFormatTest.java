@@ -30,7 +30,7 @@ class QueueFormatTest {
             byte[] magic = new byte[8];
             s.copyTo(0, magic, 0, 8);
             assertEquals("FERRITEQ", new String(magic, StandardCharsets.US_ASCII));
-            assertEquals(3, s.getInt(8));
+            assertEquals(4, s.getInt(8));
             assertEquals(0, s.getInt(12));
             assertEquals(8192, s.getLong(16));
             assertEquals(100, s.getInt(24));
@@ -66,14 +66,20 @@ class QueueFormatTest {
             assertEquals(-1L << 32 | 28, s.getLong(8192 + 16), "aborted: padding");
 
             assertEquals(0, s.getLong(8192 + 48), "the word after the last claim is free, so 0");
-            assertEquals(1, c.poll((seg, off, len, type) -> { }, 10));
-            assertEquals(48, s.getLong(128), "head past the message and the padding");
-            assertEquals(48, s.getLong(136), "pending head: where the consumer zeroed to");
-            for (int at = 0; at < 48; at += 8) {
-                assertEquals(0, s.getLong(8192 + at), "consumed bytes are zeroed before the head frees them, at " + at);
+            byte[] hundred = new byte[100];
+            java.util.Arrays.fill(hundred, (byte) 0x55);
+            p.offer(hundred, 0, 100, 6); // a record of 108 bytes, 112 with its padding: [48, 160)
+            assertEquals(2, c.poll((seg, off, len, type) -> { }, 10));
+            assertEquals(160, s.getLong(128), "head past the messages and the padding");
+            assertEquals(160, s.getLong(136), "pending head: where the consumer zeroed to");
+            for (int at = 0; at < 112; at += 8) {
+                assertEquals(0, s.getLong(8192 + at), "the first 64 bytes of each consumed record are zeroed, at " + at);
+            }
+            for (int at = 112; at < 152; at += 8) { // the payload ends at 156
+                assertEquals(0x5555555555555555L, s.getLong(8192 + at), "a longer payload's rest is left, at " + at);
             }
             p.close();
-            assertEquals(48, s.getLong(384), "a closing producer stores its exact tail");
+            assertEquals(160, s.getLong(384), "a closing producer stores its exact tail");
         } finally {
             IpcQueue.delete(spec);
         }

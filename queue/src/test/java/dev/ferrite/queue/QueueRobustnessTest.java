@@ -57,8 +57,9 @@ class QueueRobustnessTest {
     /**
      * A consumer that died after it stored the pending head but before it finished zeroing and
      * published the head: its successor finishes the zeroing, moves the head, and delivers what
-     * came after, once. With one producer too (queue version 3: every consumer zeroes), and laps
-     * later every message still arrives as written.
+     * came after, once. With one producer too (whose consumer zeroes the start of each record,
+     * its successor every byte up to the pending head), and laps later every message still
+     * arrives as written.
      */
     @ParameterizedTest
     @ValueSource(booleans = {false, true})
@@ -99,20 +100,23 @@ class QueueRobustnessTest {
     }
 
     /**
-     * A queue of format 2 (whose one-producer consumer left consumed bytes as they were) is refused
-     * by name and version, and opening it changes nothing: the build that made it can still drain it.
+     * A queue of format 2 (whose one-producer consumer left consumed bytes as they were) or 3 (whose
+     * single producer relied on its consumer zeroing every consumed byte) is refused by name and
+     * version, and opening it changes nothing: the build that made it can still drain it.
      */
-    @org.junit.jupiter.api.Test
-    void aFormatTwoQueueIsRefusedNamingBothVersionsAndLeftAsItWas(@TempDir Path dir) {
+    @ParameterizedTest
+    @ValueSource(ints = {2, 3})
+    void aQueueOfAnOlderFormatIsRefusedNamingBothVersionsAndLeftAsItWas(int version, @TempDir Path dir) {
         QueueSpec spec = QueueSpec.file(dir.resolve("old.pool")).capacity(4096).build();
         try (IpcQueue q = IpcQueue.create(spec)) {
             try (Producer p = q.producer()) {
                 assertTrue(p.offer(new byte[] {1, 2, 3}, 0, 3, 5));
             }
-            q.segment().putInt(QueueLayout.VERSION_OFFSET, 2);
+            q.segment().putInt(QueueLayout.VERSION_OFFSET, version);
             CorruptFileException e = assertThrows(CorruptFileException.class, () -> IpcQueue.open(spec));
-            assertTrue(e.getMessage().contains("format version 2 is not the supported version 3"), e.getMessage());
-            assertEquals(2, q.segment().getInt(QueueLayout.VERSION_OFFSET));
+            assertTrue(e.getMessage().contains("format version " + version + " is not the supported version 4"),
+                    e.getMessage());
+            assertEquals(version, q.segment().getInt(QueueLayout.VERSION_OFFSET));
             q.segment().putInt(QueueLayout.VERSION_OFFSET, QueueLayout.VERSION);
         }
         try (IpcQueue q = IpcQueue.open(spec); Consumer c = q.consumer()) {
