@@ -53,9 +53,9 @@ public final class Consumer extends LinePadding implements AutoCloseable {
     private long head;
     /**
      * One-producer queues, during a poll: the consumed spans to zero at release, as pairs
-     * {@code [from, to)}, {@link #spanCount} of them: the bytes before each record longer than
-     * {@link QueueLayout#CONSUMER_ZEROES} and its first bytes. The last span, from
-     * {@link #spanStart}, runs to the new head.
+     * {@code [from, to)}, {@link #spanCount} of them: the bytes before each
+     * {@link QueueLayout#LONG_RECORD long} record and its first {@link QueueLayout#CONSUMER_ZEROES}
+     * bytes. The last span, from {@link #spanStart}, runs to the new head.
      */
     private final long[] spans = new long[2 * MAX_SPANS];
     private int spanCount;
@@ -136,7 +136,7 @@ public final class Consumer extends LinePadding implements AutoCloseable {
                     break;
                 }
                 int bytes = ring.checkPublished(h, position);
-                if (bytes > QueueLayout.CONSUMER_ZEROES && !ring.manyProducers) {
+                if (bytes > QueueLayout.LONG_RECORD && !ring.manyProducers) {
                     if (spanCount == MAX_SPANS) {
                         break;
                     }
@@ -164,11 +164,11 @@ public final class Consumer extends LinePadding implements AutoCloseable {
     /**
      * Frees consumed ring bytes with one ordered store of the head, after zeroing them: with many
      * producers every byte (a header of 0 means "not yet published", and producers claim by CAS
-     * and write nothing past their claims); with one producer the first
-     * {@link QueueLayout#CONSUMER_ZEROES} bytes of each record, where headers of the next lap
-     * mostly fall, leaving the lines of longer payloads clean so that the producer need not take
-     * them back from this consumer's cache (the producer clears a word past its claim itself where
-     * a payload was left: see {@link OneToOneProducer}). The pending head, stored first, lets a
+     * and write nothing past their claims); with one producer every byte but the rest of each
+     * {@link QueueLayout#LONG_RECORD long} record past its first {@link QueueLayout#CONSUMER_ZEROES},
+     * leaving those lines clean so that the producer need not take them back from this consumer's
+     * cache (the producer clears a word past its claim itself where a payload was left: see
+     * {@link OneToOneProducer}). The pending head, stored first, lets a
      * successor finish if this process dies in between.
      */
     private void release(long start, long end) {

@@ -21,9 +21,9 @@ import static dev.ferrite.queue.RecordLayout.header;
  *       two). Whoever needs the true tail follows headers from {@code max(TAIL, HEAD)}, as a
  *       producer taking over does.</li>
  *   <li>The word past every visible claim reads 0 until a record is published there, so a
- *       claim needs 8 bytes more room than it takes. The consumer zeroes the first
- *       {@link QueueLayout#CONSUMER_ZEROES} bytes of each record it consumes (the whole of a short
- *       one) and leaves the rest of a longer payload in the ring. This producer knows where it
+ *       claim needs 8 bytes more room than it takes. The consumer zeroes each record it consumes,
+ *       but of a {@link QueueLayout#LONG_RECORD long} one only the first
+ *       {@link QueueLayout#CONSUMER_ZEROES} bytes, and leaves the rest of its payload in the ring. This producer knows where it
  *       left such payload a lap before ({@link #oldStarts}, {@link #oldEnds}); before a claim
  *       becomes visible, if the word past it (or, for a claim that wraps, the word at the ring's
  *       start) lies there, it loads the word and stores 0 unless it reads 0. Elsewhere it touches
@@ -42,7 +42,7 @@ import static dev.ferrite.queue.RecordLayout.header;
 final class OneToOneProducer extends RingProducer {
 
     /** The most payload ranges a producer remembers (two longs each). */
-    private static final int MAX_OLD_RANGES = 4096;
+    private static final int MAX_OLD_RANGES = 32768;
 
     /** The last HEAD this producer read; the true head is at least this. */
     private long headCache;
@@ -53,8 +53,9 @@ final class OneToOneProducer extends RingProducer {
     /**
      * Where this producer left payload the consumer does not zero, as position ranges
      * {@code [oldStarts[i], oldEnds[i])} in claim order, a ring of {@link #oldCount} ranges from
-     * {@link #oldFirst}: the tails of records and of padding longer than
-     * {@link QueueLayout#CONSUMER_ZEROES} bytes. Ranges a lap behind the tail are dropped as the
+     * {@link #oldFirst}: claims and padding longer than {@link QueueLayout#LONG_RECORD}, past
+     * their first {@link QueueLayout#CONSUMER_ZEROES} bytes (a batch of short records counts as
+     * one long claim: more is remembered than the consumer leaves, never less). Ranges a lap behind the tail are dropped as the
      * tail passes them; when the ring of ranges is full, the newest one is stretched instead.
      */
     private final long[] oldStarts;
@@ -67,7 +68,7 @@ final class OneToOneProducer extends RingProducer {
     OneToOneProducer(IpcQueue queue, Ring ring, EndpointSlot slot, int slotIndex, QueueSpec spec) {
         super(queue, ring, slot, slotIndex, spec);
         this.tailLag = QueueLayout.tailLag(capacity);
-        int ranges = (int) Math.min(MAX_OLD_RANGES, Long.highestOneBit(capacity / (QueueLayout.CONSUMER_ZEROES + 8)));
+        int ranges = (int) Math.min(MAX_OLD_RANGES, Long.highestOneBit(capacity / (QueueLayout.LONG_RECORD + 8)));
         this.oldStarts = new long[ranges];
         this.oldEnds = new long[ranges];
         this.headCache = ring.head();
@@ -174,9 +175,9 @@ final class OneToOneProducer extends RingProducer {
         return oldCount > 0 && oldStarts[oldFirst] <= position;
     }
 
-    /** Remembers the part of a claimed span the consumer will not zero: past its first bytes. */
+    /** Remembers the part of a claimed span the consumer may not zero: a long one's past its first bytes. */
     private void remember(long position, int bytes) {
-        if (bytes <= QueueLayout.CONSUMER_ZEROES) {
+        if (bytes <= QueueLayout.LONG_RECORD) {
             return;
         }
         long start = position + QueueLayout.CONSUMER_ZEROES;

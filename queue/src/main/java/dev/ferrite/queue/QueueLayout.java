@@ -62,8 +62,9 @@ public final class QueueLayout {
     public static final int HEAD_OFFSET = 128;
     /**
      * Offset of the pending head (long), written only by the consumer: the position it is zeroing
-     * the ring up to (every consumed byte with many producers, the first {@link #CONSUMER_ZEROES}
-     * bytes of each consumed record with one) before it publishes that position as the head. A
+     * the ring up to (every consumed byte, but with one producer only the first
+     * {@link #CONSUMER_ZEROES} bytes of each {@link #LONG_RECORD long} record) before it publishes
+     * that position as the head. A
      * consumer that finds it ahead of the head knows its predecessor died while zeroing and
      * zeroes every byte between.
      */
@@ -118,11 +119,14 @@ public final class QueueLayout {
     public static final long MAX_CAPACITY = 1L << 30;
 
     /**
-     * Bytes from the start of each record the consumer of a one-producer queue zeroes once it has
-     * consumed the record (the whole record if it is shorter); the rest of a longer record stays
-     * in the ring, and its producer makes sure no header is read there (see
-     * {@code OneToOneProducer}).
+     * Records (padding too) longer than this many bytes, rounded up to 8, are <em>long</em>: of a
+     * long record the consumer of a one-producer queue zeroes only the first
+     * {@link #CONSUMER_ZEROES} bytes once it has consumed it, and the rest stays in the ring (its
+     * producer makes sure no header is read there, see {@code OneToOneProducer}); a shorter record
+     * it zeroes whole.
      */
+    public static final int LONG_RECORD = 256;
+    /** Bytes from the start of a consumed long record ({@link #LONG_RECORD}) that its consumer zeroes. */
     public static final int CONSUMER_ZEROES = 64;
 
     /** The most ring bytes a single producer's stored TAIL lags its true tail by, in large rings. */

@@ -187,19 +187,19 @@ class IpcQueueTest {
     }
 
     /**
-     * A one-producer consumer notes, per poll, which bytes of records longer than 64 bytes to
+     * A one-producer consumer notes, per poll, which bytes of long records (over 256 bytes) to
      * zero; a poll over more such records than it notes stops early, and the next poll goes on:
      * all arrive, in order, once.
      */
     @ParameterizedTest
     @MethodSource("dev.ferrite.queue.QueueTargets#backends")
     void aPollOverManyLongRecordsStopsEarlyAndTheNextGoesOn(String backend) {
-        try (IpcQueue q = create(QueueTargets.spec(backend, dir).capacity(65536).maxMessageLength(300));
+        try (IpcQueue q = create(QueueTargets.spec(backend, dir).capacity(65536).maxMessageLength(400));
              Producer p = q.producer(); Consumer c = q.consumer()) {
-            byte[] m = new byte[200];
+            byte[] m = new byte[300];
             for (int i = 0; i < 150; i++) {
                 m[0] = (byte) i;
-                assertTrue(p.offer(m, 0, 200, 1));
+                assertTrue(p.offer(m, 0, 300, 1));
             }
             List<Integer> seen = new ArrayList<>();
             int first = c.poll((seg, off, len, type) -> seen.add((int) seg.getByte(off) & 0xFF), 1000);

@@ -24,7 +24,7 @@ class QueueFormatTest {
     @ParameterizedTest
     @MethodSource("dev.ferrite.queue.QueueTargets#backends")
     void bytesAreWhereTheFormatSays(String backend) {
-        QueueSpec spec = QueueTargets.spec(backend, dir).capacity(8192).maxMessageLength(100).build();
+        QueueSpec spec = QueueTargets.spec(backend, dir).capacity(8192).maxMessageLength(400).build();
         try (IpcQueue q = IpcQueue.create(spec); Producer p = q.producer(); Consumer c = q.consumer()) {
             Segment s = q.segment();
             byte[] magic = new byte[8];
@@ -33,7 +33,7 @@ class QueueFormatTest {
             assertEquals(4, s.getInt(8));
             assertEquals(0, s.getInt(12));
             assertEquals(8192, s.getLong(16));
-            assertEquals(100, s.getInt(24));
+            assertEquals(400, s.getInt(24));
             assertEquals(8, s.getInt(28));
             assertEquals(8192, s.getInt(32));
             assertEquals(64, s.getInt(36));
@@ -66,20 +66,20 @@ class QueueFormatTest {
             assertEquals(-1L << 32 | 28, s.getLong(8192 + 16), "aborted: padding");
 
             assertEquals(0, s.getLong(8192 + 48), "the word after the last claim is free, so 0");
-            byte[] hundred = new byte[100];
-            java.util.Arrays.fill(hundred, (byte) 0x55);
-            p.offer(hundred, 0, 100, 6); // a record of 108 bytes, 112 with its padding: [48, 160)
+            byte[] longer = new byte[300];
+            java.util.Arrays.fill(longer, (byte) 0x55);
+            p.offer(longer, 0, 300, 6); // a long record: 308 bytes, 312 with its padding: [48, 360)
             assertEquals(2, c.poll((seg, off, len, type) -> { }, 10));
-            assertEquals(160, s.getLong(128), "head past the messages and the padding");
-            assertEquals(160, s.getLong(136), "pending head: where the consumer zeroed to");
+            assertEquals(360, s.getLong(128), "head past the messages and the padding");
+            assertEquals(360, s.getLong(136), "pending head: where the consumer zeroed to");
             for (int at = 0; at < 112; at += 8) {
-                assertEquals(0, s.getLong(8192 + at), "the first 64 bytes of each consumed record are zeroed, at " + at);
+                assertEquals(0, s.getLong(8192 + at), "short records zeroed whole, a long one's first 64 bytes, at " + at);
             }
-            for (int at = 112; at < 152; at += 8) { // the payload ends at 156
-                assertEquals(0x5555555555555555L, s.getLong(8192 + at), "a longer payload's rest is left, at " + at);
+            for (int at = 112; at < 352; at += 8) { // the payload ends at 356
+                assertEquals(0x5555555555555555L, s.getLong(8192 + at), "the rest of a long record is left, at " + at);
             }
             p.close();
-            assertEquals(160, s.getLong(384), "a closing producer stores its exact tail");
+            assertEquals(360, s.getLong(384), "a closing producer stores its exact tail");
         } finally {
             IpcQueue.delete(spec);
         }
