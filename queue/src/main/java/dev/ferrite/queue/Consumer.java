@@ -168,8 +168,8 @@ public final class Consumer extends LinePadding implements AutoCloseable {
      * {@link QueueLayout#LONG_RECORD long} record past its first {@link QueueLayout#CONSUMER_ZEROES},
      * leaving those lines clean so that the producer need not take them back from this consumer's
      * cache (the producer clears a word past its claim itself where a payload was left: see
-     * {@link OneToOneProducer}). The pending head, stored first, lets a
-     * successor finish if this process dies in between.
+     * {@link OneToOneProducer}). The pending head, stored first, lets a successor finish if this
+     * process dies in between.
      */
     private void release(long start, long end) {
         segment.putLongOrdered(HEAD_PENDING_OFFSET, end);

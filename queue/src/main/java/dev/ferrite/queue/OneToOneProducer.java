@@ -21,13 +21,13 @@ import static dev.ferrite.queue.RecordLayout.header;
  *       two). Whoever needs the true tail follows headers from {@code max(TAIL, HEAD)}, as a
  *       producer taking over does.</li>
  *   <li>The word past every visible claim reads 0 until a record is published there, so a
- *       claim needs 8 bytes more room than it takes. The consumer zeroes each record it consumes,
- *       but of a {@link QueueLayout#LONG_RECORD long} one only the first
- *       {@link QueueLayout#CONSUMER_ZEROES} bytes, and leaves the rest of its payload in the ring. This producer knows where it
- *       left such payload a lap before ({@link #oldStarts}, {@link #oldEnds}); before a claim
- *       becomes visible, if the word past it (or, for a claim that wraps, the word at the ring's
- *       start) lies there, it loads the word and stores 0 unless it reads 0. Elsewhere it touches
- *       nothing past its claim.</li>
+ *       claim needs 8 bytes more room than it takes. The consumer zeroes each record it
+ *       consumes, but of a {@link QueueLayout#LONG_RECORD long} one only the first
+ *       {@link QueueLayout#CONSUMER_ZEROES} bytes, and leaves the rest of its payload in the
+ *       ring. This producer knows where it left such payload a lap before ({@link #oldStarts},
+ *       {@link #oldEnds}); before a claim becomes visible, if the word past it (or, for a claim
+ *       that wraps, the word at the ring's start) lies there, it loads the word and stores 0
+ *       unless it reads 0. Elsewhere it touches nothing past its claim.</li>
  *   <li>Why this split, measured on JDK 25 with a consumer thread: a producer that stored 0 past
  *       each record (version 2) wrote into the line a caught-up consumer was polling; so does
  *       any access of the producer to the word past a short claim, a load too (the consumer has
@@ -55,8 +55,9 @@ final class OneToOneProducer extends RingProducer {
      * {@code [oldStarts[i], oldEnds[i])} in claim order, a ring of {@link #oldCount} ranges from
      * {@link #oldFirst}: claims and padding longer than {@link QueueLayout#LONG_RECORD}, past
      * their first {@link QueueLayout#CONSUMER_ZEROES} bytes (a batch of short records counts as
-     * one long claim: more is remembered than the consumer leaves, never less). Ranges a lap behind the tail are dropped as the
-     * tail passes them; when the ring of ranges is full, the newest one is stretched instead.
+     * one long claim: more is remembered than the consumer leaves, never less). Ranges a lap
+     * behind the tail are dropped as the tail passes them; when the ring of ranges is full, the
+     * newest one is stretched instead.
      */
     private final long[] oldStarts;
     private final long[] oldEnds;
@@ -134,21 +135,39 @@ final class OneToOneProducer extends RingProducer {
             }
             segment.putLongOrdered(HEAD_CACHE_OFFSET, headCache);
         }
-        if (needed != bytes) {
-            // The consumer goes to the ring's start as soon as it passes the padding below.
-            clearIfLeft(t + toEnd);
+        if (oldCount != 0 || t < clearAllBefore || needed > QueueLayout.LONG_RECORD) {
+            leftPayload(t, toEnd, bytes, needed != bytes);
         }
-        clearIfLeft(t + needed);
         if (needed != bytes) {
             // Padding to the end of the ring; the consumer skips it and reads the word at index 0
-            // next, cleared above if need be.
-            remember(t, toEnd);
+            // next (cleared above if need be).
             segment.putLongOrdered(ring.offsetOf(t), header(toEnd, PADDING_TYPE));
             t += toEnd;
         }
-        remember(t, bytes);
         tail = t + bytes;
         return t;
+    }
+
+    /**
+     * For a claim at {@code t}: clears the word past it (and the ring's first word if it wraps)
+     * where payload may be left, and remembers what of the claim (and of its padding) the consumer
+     * will leave. Out of line: a stream of short records never needs it after a lap.
+     *
+     * @param toEnd bytes from {@code t} to the ring's end
+     * @param bytes the claim's bytes
+     * @param wraps whether the claim is padding of {@code toEnd} bytes, then {@code bytes} at index 0
+     */
+    private void leftPayload(long t, int toEnd, int bytes, boolean wraps) {
+        long recordAt = wraps ? t + toEnd : t;
+        if (wraps) {
+            // The consumer goes to the ring's start as soon as it passes the padding.
+            clearIfLeft(recordAt);
+        }
+        clearIfLeft(recordAt + bytes);
+        if (wraps) {
+            remember(t, toEnd);
+        }
+        remember(recordAt, bytes);
     }
 
     /**

@@ -64,9 +64,8 @@ public final class QueueLayout {
      * Offset of the pending head (long), written only by the consumer: the position it is zeroing
      * the ring up to (every consumed byte, but with one producer only the first
      * {@link #CONSUMER_ZEROES} bytes of each {@link #LONG_RECORD long} record) before it publishes
-     * that position as the head. A
-     * consumer that finds it ahead of the head knows its predecessor died while zeroing and
-     * zeroes every byte between.
+     * that position as the head. A consumer that finds it ahead of the head knows its predecessor
+     * died while zeroing and zeroes every byte between.
      */
     public static final int HEAD_PENDING_OFFSET = 136;
     /** Offset of the head cache (long), written by producers when they re-read the head. */
