@@ -114,11 +114,7 @@ class IpcQueueTest {
             ByteBuffer m = ByteBuffer.allocate(400).order(java.nio.ByteOrder.LITTLE_ENDIAN);
             for (long seq = 0; seq < 6000; seq++) {
                 int len = lengthOf(seq);
-                m.clear();
-                m.putLong(seq);
-                while (m.position() + 8 <= len) {
-                    m.putLong(lookalike);
-                }
+                fillLookalike(m, seq, len, lookalike);
                 while (!p.offer(m.array(), 0, len, 3)) {
                     c.poll(check, 1 + random.nextInt(4));
                 }
@@ -171,11 +167,7 @@ class IpcQueueTest {
             ByteBuffer m = ByteBuffer.allocate(400).order(java.nio.ByteOrder.LITTLE_ENDIAN);
             for (long seq = 0; seq < count && failure.get() == null; seq++) {
                 int len = lengthOf(seq);
-                m.clear();
-                m.putLong(seq);
-                while (m.position() + 8 <= len) {
-                    m.putLong(lookalike);
-                }
+                fillLookalike(m, seq, len, lookalike);
                 while (!p.offer(m.array(), 0, len, 3) && failure.get() == null) {
                     Thread.onSpinWait();
                 }
@@ -212,6 +204,15 @@ class IpcQueueTest {
                 assertEquals(i, seen.get(i));
             }
             assertEquals(0, q.bytesInUse());
+        }
+    }
+
+    /** Writes a message's sequence number, then the lookalike header in every whole word of its {@code len} bytes. */
+    private static void fillLookalike(ByteBuffer m, long seq, int len, long lookalike) {
+        m.clear();
+        m.putLong(seq);
+        while (m.position() + 8 <= len) {
+            m.putLong(lookalike);
         }
     }
 
