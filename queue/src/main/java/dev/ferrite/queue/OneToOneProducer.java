@@ -31,11 +31,11 @@ import static dev.ferrite.queue.RecordLayout.header;
  *   <li>Why this split, measured on JDK 25 with a consumer thread: a producer that stored 0 past
  *       each record (version 2) wrote into the line a caught-up consumer was polling; so does
  *       any access of the producer to the word past a short claim, a load too (the consumer has
- *       just written that line): 8-byte messages took 19-20 ns per offer against 8.5-9.5 without
+ *       just written that line): 8-byte messages took 19-21 ns per offer against 8.5-9.5 without
  *       it. A consumer that zeroed every byte it consumed (version 3) wrote every line it had read,
  *       which the producer then had to take back from its cache a lap later: 1 KiB messages took
  *       101-107 ns per offer against 54-63 with only the records' first 64 bytes zeroed (one
- *       harness, eight JVMs each, {@code unsafe} and {@code ffm}).</li>
+ *       harness, four JVMs each, two per backend, {@code unsafe} and {@code ffm}).</li>
  *   <li>A head past this producer's tail is damage, never motion: nobody else moves the tail.</li>
  * </ul>
  */
