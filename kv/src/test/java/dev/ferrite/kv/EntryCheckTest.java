@@ -1,0 +1,102 @@
+package dev.ferrite.kv;
+
+import dev.ferrite.ChunkPool;
+import dev.ferrite.Segment;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+/**
+ * A lookup checks every entry it returns, short or long (values of 1 byte to 5,000): a damaged
+ * value byte, a reserved word that is not 0 or a value length past the heap makes the entry absent
+ * and counted as damage ({@code stats().damagedReads()}), on every backend, by {@code get},
+ * {@code getBytes}, {@code readValue} and {@code containsKey}; the entry beside it is read as
+ * stored.
+ */
+class EntryCheckTest {
+
+    /** Value lengths: one byte, seed 003's 100, several cache lines, more than a page. */
+    private static final int[] VALUE_LENGTHS = {1, 100, 500, 5000};
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ferrite.kv.MapTargets#backends")
+    void damageIsFoundInShortAndLongEntries(String backend) {
+        for (int vl : VALUE_LENGTHS) {
+            for (Damage d : Damage.values()) {
+                check(backend, vl, d);
+            }
+        }
+    }
+
+    /** Where the damage goes. */
+    private enum Damage {
+        VALUE_BYTE, RESERVED_WORD, VALUE_LENGTH_PAST_HEAP
+    }
+
+    private static void check(String backend, int valueLength, Damage damage) {
+        String what = backend + ", value of " + valueLength + " bytes, " + damage;
+        try (ChunkPool pool = MapTargets.anonymousPool(backend);
+             FerriteMap<byte[], byte[]> map = FerriteMap.builder(Codec.bytes(), Codec.bytes()).pool(pool, "m").create()) {
+            byte[] victim = "victim-key-16-by".getBytes(StandardCharsets.UTF_8);
+            byte[] neighbour = "neighbour-key".getBytes(StandardCharsets.UTF_8);
+            byte[] value = new byte[valueLength];
+            Arrays.fill(value, (byte) 0x5A);
+            byte[] other = new byte[valueLength];
+            Arrays.fill(other, (byte) 0x33);
+            map.put(victim, value);
+            map.put(neighbour, other);
+            assertArrayEquals(value, map.get(victim), what + ": stored");
+
+            damage(pool, "m", victim, damage);
+
+            assertNull(map.get(victim), what + ": get");
+            assertNull(map.getBytes(victim), what + ": getBytes");
+            assertNull(map.readValue(victim, (s, o, l) -> l), what + ": readValue");
+            assertFalse(map.containsKey(victim), what + ": containsKey");
+            assertEquals(4L, map.stats().damagedReads(), what + ": every read counted the damage");
+            assertArrayEquals(other, map.get(neighbour), what + ": the neighbour");
+            assertEquals(Integer.valueOf(valueLength), map.readValue(neighbour, (s, o, l) -> l), what + ": the neighbour in place");
+        }
+    }
+
+    /** Finds the key's entry through its section and slot, as FORMAT.md says, and damages it. */
+    private static void damage(ChunkPool pool, String name, byte[] key, Damage damage) {
+        long hash = MapStore.hash(key, 0, key.length);
+        int sections;
+        long generation;
+        int section;
+        try (Segment h = pool.open(name).orElseThrow()) {
+            sections = h.getInt(MapLayout.SECTIONS);
+            section = sections == 1 ? 0 : (int) (hash >>> (64 - Integer.numberOfTrailingZeros(sections)));
+            generation = h.getLong(MapLayout.line(section) + MapLayout.LINE_GENERATION);
+        }
+        try (Segment s = pool.open(MapLayout.sectionName(name, section, generation)).orElseThrow()) {
+            int slots = s.getInt(SectionLayout.SLOTS);
+            long tag = SectionLayout.tag(hash);
+            for (int i = (int) hash & (slots - 1); ; i = (i + 1) & (slots - 1)) {
+                long w = s.getLong(SectionLayout.slot(i));
+                if (w != 0 && w != SectionLayout.TOMBSTONE && (w >>> 48) == tag) {
+                    long off = w & SectionLayout.OFFSET_MASK;
+                    int vl = s.getInt(off + EntryLayout.VALUE_LENGTH);
+                    switch (damage) {
+                        case VALUE_BYTE -> {
+                            long at = off + EntryLayout.KEY + key.length + vl / 2;
+                            s.putByte(at, (byte) ~s.getByte(at));
+                        }
+                        case RESERVED_WORD -> s.putInt(off + EntryLayout.RESERVED, 1);
+                        case VALUE_LENGTH_PAST_HEAP -> s.putInt(off + EntryLayout.VALUE_LENGTH, Integer.MAX_VALUE - 64);
+                        default -> throw new AssertionError(damage);
+                    }
+                    return;
+                }
+            }
+        }
+    }
+}
