@@ -80,10 +80,15 @@ class EntryCheckTest {
         try (Segment s = pool.open(MapLayout.sectionName(name, section, generation)).orElseThrow()) {
             int slots = s.getInt(SectionLayout.SLOTS);
             long tag = SectionLayout.tag(hash);
-            for (int i = (int) hash & (slots - 1); ; i = (i + 1) & (slots - 1)) {
+            for (int n = 0, i = (int) hash & (slots - 1); n < slots; n++, i = (i + 1) & (slots - 1)) {
                 long w = s.getLong(SectionLayout.slot(i));
-                if (w != 0 && w != SectionLayout.TOMBSTONE && (w >>> 48) == tag) {
-                    long off = w & SectionLayout.OFFSET_MASK;
+                if (w == 0) {
+                    break;
+                }
+                long off = w & SectionLayout.OFFSET_MASK;
+                if (w != SectionLayout.TOMBSTONE && (w >>> 48) == tag
+                        && s.getInt(off + EntryLayout.KEY_LENGTH) == key.length
+                        && s.mismatch(off + EntryLayout.KEY, key, 0, key.length) < 0) {
                     int vl = s.getInt(off + EntryLayout.VALUE_LENGTH);
                     switch (damage) {
                         case VALUE_BYTE -> {
@@ -98,5 +103,6 @@ class EntryCheckTest {
                 }
             }
         }
+        throw new AssertionError("the key's entry is not where FORMAT.md says it is");
     }
 }
