@@ -65,6 +65,40 @@ public interface BulkContract extends BackendFixture {
         }
     }
 
+    /**
+     * Short byte copies (where backends may copy word by word) of every length from 0 to 80 bytes,
+     * from several array offsets, to offsets up to and across a chunk boundary, land byte for byte
+     * and leave their neighbours alone, both ways.
+     */
+    @ParameterizedTest
+    @EnumSource(PoolSpec.Kind.class)
+    default void shortByteCopiesOfEveryLength(PoolSpec.Kind kind, @TempDir Path dir) {
+        try (TestPool tp = pool(kind, dir, CHUNK, 8 * CHUNK); Segment s = tp.pool().allocate(2 * CHUNK)) {
+            byte[] model = randomBytes((int) s.size(), 7);
+            s.copyFrom(model, 0, 0, model.length);
+            Random rnd = new Random(8);
+            for (int len = 0; len <= 80; len++) {
+                for (int srcOff = 0; srcOff < 4; srcOff++) {
+                    for (long at : new long[] {0, 3, CHUNK - 96, CHUNK - len, CHUNK - len + 5, CHUNK - 1 - len / 2, 2 * CHUNK - len}) {
+                        byte[] src = randomBytes(len + 4, rnd.nextLong());
+                        s.copyFrom(src, srcOff, at, len);
+                        System.arraycopy(src, srcOff, model, (int) at, len);
+                        String where = "length " + len + ", array offset " + srcOff + ", segment offset " + at;
+                        for (long i = Math.max(0, at - 8); i < Math.min(s.size(), at + len + 8); i++) {
+                            assertEquals(model[(int) i], s.getByte(i), where + ", byte " + i);
+                        }
+                        byte[] back = new byte[len + 4];
+                        s.copyTo(at, back, srcOff, len);
+                        for (int i = 0; i < back.length; i++) {
+                            assertEquals(i >= srcOff && i < srcOff + len ? src[i] : 0, back[i], where + ", copied back, byte " + i);
+                        }
+                    }
+                }
+            }
+            assertArrayEquals(model, read(s));
+        }
+    }
+
     /** Double and long copies work whether or not elements straddle chunk boundaries. */
     @ParameterizedTest
     @EnumSource(PoolSpec.Kind.class)
