@@ -12,6 +12,7 @@ import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import static dev.ferrite.queue.QueueLayout.FREED_OFFSET;
 import static dev.ferrite.queue.QueueLayout.HEAD_OFFSET;
 import static dev.ferrite.queue.QueueLayout.HEAD_PENDING_OFFSET;
 import static dev.ferrite.queue.QueueLayout.TAIL_CACHE_OFFSET;
@@ -40,6 +41,8 @@ public final class Consumer extends LinePadding implements AutoCloseable {
     private static final long RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     /** Most zero spans one poll collects; a poll that fills them stops before the next long record. */
     private static final int MAX_SPANS = 64;
+    /** Bytes per cache line, the unit of the freed position's lag (see {@link QueueLayout#CONSUMER_LAG}). */
+    private static final long LINE = 64;
 
     private final IpcQueue queue;
     private final Ring ring;
@@ -51,6 +54,12 @@ public final class Consumer extends LinePadding implements AutoCloseable {
     private final IdleStrategy idle;
     private final ArrayDeque<AbandonedRecord> reports = new ArrayDeque<>();
     private long head;
+    /**
+     * The freed position as this consumer last stored it: consumed bytes from here to the head
+     * are not zeroed yet (with one producer, the records of the cache line the last poll stopped
+     * in, which the producer may still be writing into).
+     */
+    private long freed;
     /**
      * One-producer queues, during a poll: the consumed spans to zero at release, as pairs
      * {@code [from, to)}, {@link #spanCount} of them: the bytes before each
@@ -76,32 +85,49 @@ public final class Consumer extends LinePadding implements AutoCloseable {
         this.livenessMillis = spec.livenessTimeout().toMillis();
         this.idle = spec.newIdleStrategy();
         this.head = finishPredecessor();
+        this.freed = head;
     }
 
     /**
-     * A consumer that died after it began zeroing consumed records but before it published the
-     * head leaves the pending head ahead of the head: those records were delivered, their bytes
-     * partly zeroed. Finish the zeroing and move the head there.
+     * Zeroes what an earlier consumer left: the bytes from the freed position to the head, which it
+     * had consumed but not zeroed yet, and, if it died after it began zeroing consumed records but
+     * before it published the head, the bytes up to the pending head (those records were
+     * delivered, their bytes partly zeroed). Then the head and the freed position both move to
+     * the end of that.
      */
     private long finishPredecessor() {
         long h = ring.head();
         long pending = segment.getLongVolatile(HEAD_PENDING_OFFSET);
+        long f = segment.getLongVolatile(FREED_OFFSET);
+        long end = h;
         if (pending > h) {
             if (pending - h > capacity || ((pending - h) & (RecordLayout.ALIGNMENT - 1)) != 0) {
                 throw Ring.corrupt(ring.name, "pending head " + pending + " must be aligned and at most the capacity "
                         + capacity + " past the head " + h);
             }
-            ring.zero(h, pending);
-            segment.putLongOrdered(HEAD_OFFSET, pending);
-            h = pending;
+            end = pending;
         }
-        return h;
+        if (f < 0 || f > h || end - f > capacity || (f & (RecordLayout.ALIGNMENT - 1)) != 0) {
+            throw Ring.corrupt(ring.name, "freed position " + f + " must be aligned, at most the head " + h
+                    + " and at most the capacity " + capacity + " before " + end);
+        }
+        if (f != end) {
+            ring.zero(f, end);
+            if (end != h) {
+                segment.putLongOrdered(HEAD_OFFSET, end);
+            }
+            segment.putLongOrdered(FREED_OFFSET, end);
+        }
+        return end;
     }
 
     /**
      * Hands up to {@code limit} published messages to the handler, in place, then frees their
-     * ring bytes with one update of the head. A message whose handler throws counts as consumed;
-     * the exception propagates after the messages before it are freed. Delivery is at least once:
+     * ring bytes with one update of the head (with one producer, all but the records of the cache
+     * line the poll stopped in, the producer's next line: those go at the next poll that delivers
+     * something, or at one that finds the ring empty and the producer waiting for room, or at
+     * {@link #close()}). A message whose handler throws counts as consumed; the exception
+     * propagates after the messages before it are freed. Delivery is at least once:
      * if this process dies during a poll, before the head update, the next consumer receives
      * those messages again.
      *
@@ -121,7 +147,10 @@ public final class Consumer extends LinePadding implements AutoCloseable {
         long position = start;
         int count = 0;
         spanCount = 0;
-        spanStart = start;
+        spanStart = freed;
+        // The last record boundary at or before the start of position's cache line: up to it the
+        // producer is done with every line.
+        long settled = freed;
         try {
             while (count < limit && position - start < capacity) {
                 long at = ring.offsetOf(position);
@@ -146,7 +175,13 @@ public final class Consumer extends LinePadding implements AutoCloseable {
                     spanCount++;
                     spanStart = position + bytes;
                 }
-                position += bytes;
+                long next = position + bytes;
+                if ((next & (LINE - 1)) == 0) {
+                    settled = next;
+                } else if ((next & -LINE) > position) {
+                    settled = position;
+                }
+                position = next;
                 int type = RecordLayout.type(h);
                 if (type != PADDING_TYPE) {
                     count++;
@@ -155,38 +190,59 @@ public final class Consumer extends LinePadding implements AutoCloseable {
             }
         } finally {
             if (position != start) {
-                release(start, position);
+                // Records longer than the lag cannot lie past settled: their spans end before it.
+                boolean lag = !ring.manyProducers && position - settled <= QueueLayout.CONSUMER_LAG;
+                release(position, lag ? settled : position);
+            } else if (freed != head && ring.tail() == head) {
+                freeRest(); // caught up, and the producer stored its tail: it may wait for room
             }
         }
         return count;
     }
 
     /**
-     * Frees consumed ring bytes with one ordered store of the head, after zeroing them: with many
-     * producers every byte (a header of 0 means "not yet published", and producers claim by CAS
-     * and write nothing past their claims); with one producer every byte but the rest of each
-     * {@link QueueLayout#LONG_RECORD long} record past its first {@link QueueLayout#CONSUMER_ZEROES},
-     * leaving those lines clean so that the producer need not take them back from this consumer's
-     * cache (the producer clears a word past its claim itself where a payload was left: see
-     * {@link OneToOneProducer}). The pending head, stored first, lets a successor finish if this
-     * process dies in between.
+     * Frees consumed ring bytes, after zeroing them, with ordered stores of the head and the freed
+     * position: with many producers every byte (a header of 0 means "not yet published", and
+     * producers claim by CAS and write nothing past their claims); with one producer every byte
+     * but the rest of each {@link QueueLayout#LONG_RECORD long} record past its first
+     * {@link QueueLayout#CONSUMER_ZEROES}, leaving those lines clean so that the producer need not
+     * take them back from this consumer's cache (the producer clears a word past its claim itself
+     * where a payload was left: see {@link OneToOneProducer}), nor the bytes from {@code freeTo}
+     * to the head, left for the next poll. The pending head, stored first, lets a successor
+     * finish if this process dies in between.
+     *
+     * @param end    the new head
+     * @param freeTo the new freed position, a record boundary at most {@code end}
      */
-    private void release(long start, long end) {
+    private void release(long end, long freeTo) {
         segment.putLongOrdered(HEAD_PENDING_OFFSET, end);
         VarHandle.storeStoreFence(); // the pending head lands before any zero
         if (ring.manyProducers) {
-            ring.zero(start, end);
+            ring.zero(freed, freeTo);
         } else {
             for (int i = 0; i < spanCount; i++) {
                 ring.zero(spans[2 * i], spans[2 * i + 1]);
             }
-            ring.zero(spanStart, end);
+            ring.zero(spanStart, freeTo);
         }
+        // HEAD first: a successor that finds FREED past HEAD takes it for damage.
         segment.putLongOrdered(HEAD_OFFSET, end);
+        segment.putLongOrdered(FREED_OFFSET, freeTo);
         head = end;
+        freed = freeTo;
         if (stallPosition != -1) {
             stallPosition = -1;
         }
+    }
+
+    /**
+     * Zeroes the consumed bytes left before the head and moves the freed position to the head. A
+     * successor finds FREED behind HEAD if this process dies in between, and zeroes them itself.
+     */
+    private void freeRest() {
+        ring.zero(freed, head);
+        segment.putLongOrdered(FREED_OFFSET, head);
+        freed = head;
     }
 
     /**
@@ -341,13 +397,19 @@ public final class Consumer extends LinePadding implements AutoCloseable {
         }
     }
 
-    /** Gives the consumer's place back; later polls throw. Idempotent. */
+    /**
+     * Frees what the last poll left before the head, and gives the consumer's place back; later
+     * polls throw. Idempotent.
+     */
     @Override
     public void close() {
         if (closed) {
             return;
         }
         closed = true;
+        if (freed != head) {
+            freeRest();
+        }
         Heartbeats.unregister(slot);
         slot.release();
         queue.endpointClosed(this);

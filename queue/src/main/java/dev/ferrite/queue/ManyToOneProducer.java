@@ -40,22 +40,23 @@ final class ManyToOneProducer extends RingProducer {
             long t = segment.getLongVolatile(TAIL_OFFSET);
             int toEnd = (int) (capacity - (t & mask));
             long needed = bytes > toEnd ? (long) toEnd + bytes : bytes;
-            // HEAD_CACHE is shared memory: a value past the tail is no head (damage, or a cache
-            // written after this producer read the tail); decide by HEAD itself then.
-            long head = segment.getLongVolatile(HEAD_CACHE_OFFSET);
-            if (head > t || t + needed - head > capacity) {
-                head = ring.head();
-                if (head > t) {
+            // Room ends a capacity past FREED. HEAD_CACHE is shared memory: a value past the tail
+            // is no freed position (damage, or a cache written after this producer read the
+            // tail); decide by FREED itself then.
+            long freed = segment.getLongVolatile(HEAD_CACHE_OFFSET);
+            if (freed > t || t + needed - freed > capacity) {
+                freed = ring.freed();
+                if (freed > t) {
                     if (segment.getLongVolatile(TAIL_OFFSET) == t) {
-                        throw Ring.corrupt(ring.name, "head " + head + " is past the tail " + t);
+                        throw Ring.corrupt(ring.name, "freed position " + freed + " is past the tail " + t);
                     }
                     continue;
                 }
-                if (t + needed - head > capacity) {
+                if (t + needed - freed > capacity) {
                     segment.putLongOrdered(claimWord, -1L);
                     return -1;
                 }
-                segment.putLongOrdered(HEAD_CACHE_OFFSET, head);
+                segment.putLongOrdered(HEAD_CACHE_OFFSET, freed);
             }
             segment.putLongOrdered(claimWord, t);
             if (bytes > toEnd) {

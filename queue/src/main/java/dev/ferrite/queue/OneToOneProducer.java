@@ -20,6 +20,11 @@ import static dev.ferrite.queue.RecordLayout.header;
  *       each: 19.7-21.3 ns per offer with it; 14.0-16.2 without it in four JVMs, 19.2-19.3 in
  *       two). Whoever needs the true tail follows headers from {@code max(TAIL, HEAD)}, as a
  *       producer taking over does.</li>
+ *   <li>Room is measured from FREED, not HEAD: the consumer may leave the records of the cache
+ *       line it stopped in unzeroed until its next poll (up to {@link QueueLayout#CONSUMER_LAG}
+ *       bytes before its head), and this producer never claims them. When a claim is refused,
+ *       TAIL is stored exact, so a consumer that has caught up sees TAIL at its head and frees
+ *       those bytes: a claim that fits an empty ring is never refused for long.</li>
  *   <li>The word past every visible claim reads 0 until a record is published there, so a
  *       claim needs 8 bytes more room than it takes. The consumer zeroes each record it
  *       consumes, but of a {@link QueueLayout#LONG_RECORD long} one only the first
@@ -44,8 +49,11 @@ final class OneToOneProducer extends RingProducer {
     /** The most payload ranges a producer remembers (two longs each). */
     private static final int MAX_OLD_RANGES = 32768;
 
-    /** The last HEAD this producer read; the true head is at least this. */
-    private long headCache;
+    /**
+     * The last FREED this producer read; the true freed position is at least this. This producer's
+     * room ends a capacity past it (less the word past a claim).
+     */
+    private long freedCache;
     /** The tail as last stored in TAIL. */
     private long storedTail;
     /** How far {@link #tail} may run ahead of {@link #storedTail}. */
@@ -72,7 +80,7 @@ final class OneToOneProducer extends RingProducer {
         int ranges = (int) Math.min(MAX_OLD_RANGES, Long.highestOneBit(capacity / (QueueLayout.LONG_RECORD + 8)));
         this.oldStarts = new long[ranges];
         this.oldEnds = new long[ranges];
-        this.headCache = ring.head();
+        this.freedCache = ring.freed();
         takeOverTail(slot.previousHolder() != 0);
         // A ring never written holds zeros; otherwise an earlier producer left payload unknown to
         // this one, up to a lap on.
@@ -122,18 +130,20 @@ final class OneToOneProducer extends RingProducer {
         int toEnd = (int) (capacity - (t & mask));
         int needed = bytes > toEnd ? toEnd + bytes : bytes;
         // + ALIGNMENT: the header word after the claim must be free as well, so that it reads 0.
-        if (t + needed + ALIGNMENT - headCache > capacity) {
-            headCache = ring.head();
-            if (headCache > t) {
-                throw Ring.corrupt(ring.name, "head " + headCache + " is past the tail " + t);
+        if (t + needed + ALIGNMENT - freedCache > capacity) {
+            freedCache = ring.freed();
+            if (freedCache > t) {
+                throw Ring.corrupt(ring.name, "freed position " + freedCache + " is past the tail " + t);
             }
-            if (t + needed + ALIGNMENT - headCache > capacity) {
+            if (t + needed + ALIGNMENT - freedCache > capacity) {
                 if (storedTail != t) {
-                    storeTail(); // a full ring shows its true tail to other processes
+                    // A full ring shows its true tail to other processes, and to the consumer,
+                    // which frees what it left before its head once TAIL reaches the head.
+                    storeTail();
                 }
                 return -1;
             }
-            segment.putLongOrdered(HEAD_CACHE_OFFSET, headCache);
+            segment.putLongOrdered(HEAD_CACHE_OFFSET, freedCache);
         }
         if (oldCount != 0 || t < clearAllBefore || needed > QueueLayout.LONG_RECORD) {
             leftPayload(t, toEnd, bytes, needed != bytes);

@@ -11,7 +11,8 @@ package dev.ferrite.queue;
  *     | alignment | ring offset | producer slots | created | ... crc |
  * 128 +--------------------------------------------------------------+
  *     | head: bytes ever consumed | head pending: being zeroed to    |  one 128-byte line each:
- * 256 | head cache: a recent head, for producers                     |  no line is written by
+ *     | freed: zeroed up to (at most the head)                       |
+ * 256 | head cache: a recent freed position, for producers           |  no line is written by
  * 384 | tail: bytes ever claimed (written by producers)              |  both sides
  * 512 | tail cache: a recent tail, for the consumer                  |
  * 640 | consumer slot: identity | heartbeat | generation            |
@@ -30,7 +31,7 @@ public final class QueueLayout {
     /** "FERRITEQ" read as a little-endian long. */
     public static final long MAGIC = 0x5145544952524546L;
     /** Format version this code writes and reads. */
-    public static final int VERSION = 4;
+    public static final int VERSION = 5;
 
     /** Offset of the magic (long). */
     public static final int MAGIC_OFFSET = 0;
@@ -68,7 +69,14 @@ public final class QueueLayout {
      * died while zeroing and zeroes every byte between.
      */
     public static final int HEAD_PENDING_OFFSET = 136;
-    /** Offset of the head cache (long), written by producers when they re-read the head. */
+    /**
+     * Offset of the freed position (long), written only by the consumer: every ring byte before it
+     * that the consumer zeroes (see {@link #HEAD_PENDING_OFFSET}) is zero. At most the head; with
+     * one producer up to {@link #CONSUMER_LAG} bytes behind it. Producers measure their room from
+     * it, never from the head.
+     */
+    public static final int FREED_OFFSET = 144;
+    /** Offset of the head cache (long), written by producers when they re-read the freed position. */
     public static final int HEAD_CACHE_OFFSET = 256;
     /**
      * Offset of the tail position (long), written only by producers. With one producer it is the
@@ -127,6 +135,13 @@ public final class QueueLayout {
     public static final int LONG_RECORD = 256;
     /** Bytes from the start of a consumed long record ({@link #LONG_RECORD}) that its consumer zeroes. */
     public static final int CONSUMER_ZEROES = 64;
+    /**
+     * With one producer, the most consumed bytes a consumer leaves unzeroed before the head until
+     * its next poll (the freed position lags the head by at most this): the records in the cache
+     * line the producer is still writing into, which the consumer would otherwise write, taking
+     * the line from the producer in the middle of its next record.
+     */
+    public static final int CONSUMER_LAG = 256;
 
     /** The most ring bytes a single producer's stored TAIL lags its true tail by, in large rings. */
     public static final long MAX_TAIL_LAG = 4096;

@@ -169,6 +169,11 @@ final class Ring {
         return segment.getLongVolatile(TAIL_OFFSET);
     }
 
+    /** @return the freed position: producers' room ends a capacity past it */
+    long freed() {
+        return segment.getLongVolatile(FREED_OFFSET);
+    }
+
     /**
      * Follows record headers from {@code from} while they are published or in progress, not past
      * {@code limit}: a single producer's true tail, which TAIL may lag (see

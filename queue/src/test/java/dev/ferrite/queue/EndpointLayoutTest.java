@@ -22,7 +22,7 @@ class EndpointLayoutTest {
     void hotFieldsOfBothEndpointsStartAfterALinePairOfPadding() throws Exception {
         assertPadded(Consumer.class, "head");
         assertPadded(RingProducer.class, "tail");
-        assertPadded(OneToOneProducer.class, "headCache");
+        assertPadded(OneToOneProducer.class, "freedCache");
     }
 
     private static void assertPadded(Class<?> type, String name) throws Exception {

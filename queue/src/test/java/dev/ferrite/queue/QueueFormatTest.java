@@ -30,7 +30,7 @@ class QueueFormatTest {
             byte[] magic = new byte[8];
             s.copyTo(0, magic, 0, 8);
             assertEquals("FERRITEQ", new String(magic, StandardCharsets.US_ASCII));
-            assertEquals(4, s.getInt(8));
+            assertEquals(5, s.getInt(8));
             assertEquals(0, s.getInt(12));
             assertEquals(8192, s.getLong(16));
             assertEquals(400, s.getInt(24));
@@ -72,6 +72,7 @@ class QueueFormatTest {
             assertEquals(2, c.poll((seg, off, len, type) -> { }, 10));
             assertEquals(360, s.getLong(128), "head past the messages and the padding");
             assertEquals(360, s.getLong(136), "pending head: where the consumer zeroed to");
+            assertEquals(360, s.getLong(144), "freed: the poll ended in a long record, nothing is left unzeroed");
             for (int at = 0; at < 112; at += 8) {
                 assertEquals(0, s.getLong(8192 + at), "short records zeroed whole, a long one's first 64 bytes, at " + at);
             }
@@ -104,9 +105,53 @@ class QueueFormatTest {
             assertEquals(1, c.poll((seg, off, len, type) -> assertEquals(42, seg.getLong(off)), 1));
             assertEquals(16, s.getLong(128), "head");
             assertEquals(16, s.getLong(136), "pending head: zeroed up to here");
+            assertEquals(16, s.getLong(144), "freed: many producers, nothing left unzeroed");
             assertEquals(0, s.getLong(8192), "consumed bytes are zero");
             assertEquals(0, s.getLong(8200));
             assertEquals(28, s.getLong(8192 + 16) & 0xFFFFFFFFL, "the next record is untouched");
+        } finally {
+            IpcQueue.delete(spec);
+        }
+    }
+
+    /**
+     * One producer: the consumer leaves the records of the cache line its poll stopped in (the
+     * line the producer writes next) unzeroed, FREED at their start, HEAD past them; its next poll
+     * zeroes them, and so does its close. Producers' room ends a capacity past FREED.
+     */
+    @ParameterizedTest
+    @MethodSource("dev.ferrite.queue.QueueTargets#backends")
+    void theConsumerLeavesTheLineItStoppedInForItsNextPoll(String backend) {
+        QueueSpec spec = QueueTargets.spec(backend, dir).capacity(8192).build();
+        try (IpcQueue q = IpcQueue.create(spec); Producer p = q.producer()) {
+            Segment s = q.segment();
+            Consumer c = q.consumer();
+            for (int i = 0; i < 5; i++) {
+                assertTrue(p.offer(new byte[] {(byte) (i + 1)}, 0, 1, i)); // 9 bytes, 16 in the ring
+            }
+            assertEquals(5, c.poll((seg, off, len, type) -> { }, 10));
+            assertEquals(80, s.getLong(128), "head past the five records");
+            assertEquals(64, s.getLong(144), "freed: the start of the line the poll stopped in");
+            for (int at = 0; at < 64; at += 8) {
+                assertEquals(0, s.getLong(8192 + at), "zeroed at " + at);
+            }
+            assertEquals(4L << 32 | 9, s.getLong(8192 + 64), "the fifth record is left as it was");
+            assertEquals(0, c.poll((seg, off, len, type) -> { }, 10), "empty");
+            assertEquals(64, s.getLong(144), "an empty poll while TAIL lags the head frees nothing");
+
+            assertTrue(p.offer(new byte[60], 0, 60, 7)); // 68 bytes, 72 in the ring: [80, 152)
+            assertEquals(1, c.poll((seg, off, len, type) -> { }, 10));
+            assertEquals(152, s.getLong(128));
+            assertEquals(80, s.getLong(144), "freed: the last record boundary before the line of 152");
+            assertEquals(0, s.getLong(8192 + 64), "the record left by the first poll is zeroed now");
+            assertEquals(0, s.getLong(8192 + 72));
+            assertEquals(7L << 32 | 68, s.getLong(8192 + 80), "the record that crosses into the last line is left");
+
+            c.close();
+            assertEquals(152, s.getLong(144), "a closing consumer frees what it left");
+            for (int at = 0; at < 152; at += 8) {
+                assertEquals(0, s.getLong(8192 + at), "zeroed at " + at);
+            }
         } finally {
             IpcQueue.delete(spec);
         }

@@ -168,10 +168,15 @@ class QueueModelPropertyTest {
         return m;
     }
 
-    /** Whether {@code bytes} fit now: the ring's free space, less the padding to the end on a wrap. */
+    /**
+     * Whether {@code bytes} fit now: the ring's free space from the freed position (which the
+     * consumer may leave behind its head, see the lag check), less the padding to the end on a wrap.
+     */
     private static boolean hasRoom(IpcQueue queue, Producer producer, int bytes, boolean many) {
         long tail = many ? queue.segment().getLongVolatile(QueueLayout.TAIL_OFFSET) : producer.position();
-        long head = queue.segment().getLongVolatile(QueueLayout.HEAD_OFFSET);
+        long head = queue.segment().getLongVolatile(QueueLayout.FREED_OFFSET);
+        long lag = queue.segment().getLongVolatile(QueueLayout.HEAD_OFFSET) - head;
+        assertTrue(lag >= 0 && lag <= (many ? 0 : QueueLayout.CONSUMER_LAG), "freed position lags the head by " + lag);
         long toEnd = CAPACITY - (tail & (CAPACITY - 1));
         long needed = bytes > toEnd ? toEnd + bytes : bytes;
         return tail + needed + (many ? 0 : 8) - head <= CAPACITY; // one producer keeps the next header word free

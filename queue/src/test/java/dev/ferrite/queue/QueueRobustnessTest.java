@@ -100,12 +100,101 @@ class QueueRobustnessTest {
     }
 
     /**
-     * A queue of format 2 (whose one-producer consumer left consumed bytes as they were) or 3 (whose
-     * single producer relied on its consumer zeroing every consumed byte) is refused by name and
-     * version, and opening it changes nothing: the build that made it can still drain it.
+     * A consumer that died while it had records of its last line left unzeroed (FREED behind
+     * HEAD): its successor zeroes them before its first poll and moves FREED to HEAD; what came
+     * after is delivered once.
+     */
+    @org.junit.jupiter.api.Test
+    void aConsumerDeadWithBytesLeftBeforeItsHeadIsFinishedByItsSuccessor(@TempDir Path dir) {
+        QueueSpec spec = QueueSpec.file(dir.resolve("q.pool")).capacity(4096).build();
+        try (IpcQueue q = IpcQueue.create(spec); Producer p = q.producer()) {
+            dev.ferrite.Segment s = q.segment();
+            int ring = QueueLayout.RING_OFFSET;
+            for (int i = 0; i < 6; i++) {
+                assertTrue(p.offer(new byte[] {(byte) i, 9, 9, 9, 9, 9, 9, 9}, 0, 8, i)); // 16 bytes each
+            }
+            // The dead consumer delivered five records, zeroed the first line and published
+            // HEAD 80 with FREED 64: the fifth record is still in the ring.
+            for (int at = 0; at < 64; at += 8) {
+                s.putLong(ring + at, 0L);
+            }
+            s.putLong(QueueLayout.HEAD_PENDING_OFFSET, 80);
+            s.putLong(QueueLayout.HEAD_OFFSET, 80);
+            s.putLong(QueueLayout.FREED_OFFSET, 64);
+            try (Consumer c = q.consumer()) {
+                assertEquals(80, s.getLong(QueueLayout.FREED_OFFSET), "freed moved to the head");
+                assertEquals(0, s.getLong(ring + 64), "the left record is zeroed");
+                assertEquals(0, s.getLong(ring + 72));
+                List<Integer> types = new ArrayList<>();
+                assertEquals(1, c.poll((seg, off, len, type) -> types.add(type), 10));
+                assertEquals(List.of(5), types, "only the message after the head");
+            }
+        }
+    }
+
+    /**
+     * A freed position past the head, negative, unaligned, or more than the capacity behind the
+     * head is damage: the consumer is refused, naming it, and zeroes nothing.
      */
     @ParameterizedTest
-    @ValueSource(ints = {2, 3})
+    @org.junit.jupiter.params.provider.CsvSource({"16, 96", "16, -8", "16, 4", "4160, 32"})
+    void aDamagedFreedPositionIsRefusedByTheConsumerNamingIt(long head, long freed, @TempDir Path dir) {
+        QueueSpec spec = QueueSpec.file(dir.resolve("q.pool")).capacity(4096).build();
+        try (IpcQueue q = IpcQueue.create(spec); Producer p = q.producer()) {
+            dev.ferrite.Segment s = q.segment();
+            for (int i = 0; i < 5; i++) {
+                assertTrue(p.offer(new byte[] {1}, 0, 1, i));
+            }
+            s.putLong(QueueLayout.HEAD_OFFSET, head);
+            s.putLong(QueueLayout.HEAD_PENDING_OFFSET, head);
+            s.putLong(QueueLayout.FREED_OFFSET, freed);
+            long firstHeader = s.getLong(QueueLayout.RING_OFFSET);
+            CorruptFileException e = assertThrows(CorruptFileException.class, q::consumer);
+            assertTrue(e.getMessage().contains("freed position " + freed), e.getMessage());
+            assertEquals(firstHeader, s.getLong(QueueLayout.RING_OFFSET), "nothing zeroed");
+        }
+    }
+
+    /**
+     * The consumer's lag never blocks a claim that fits an empty ring: the largest message, which
+     * wraps, is refused while the consumer holds back its last line, and fits once the consumer,
+     * caught up, sees the producer's stored tail at its head.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void theLargestMessageFitsAnEmptyRingOnceTheConsumerPollsAgain(boolean viaTake, @TempDir Path dir) {
+        QueueSpec spec = QueueSpec.file(dir.resolve("q.pool")).capacity(4096).maxMessageLength(2040).build();
+        try (IpcQueue q = IpcQueue.create(spec); Producer p = q.producer(); Consumer c = q.consumer()) {
+            dev.ferrite.Segment s = q.segment();
+            assertTrue(p.offer(new byte[2040], 0, 2040, 1)); // [0, 2048)
+            assertTrue(p.offer(new byte[] {1}, 0, 1, 2)); // [2048, 2064)
+            assertEquals(2, c.poll((seg, off, len, type) -> { }, 10));
+            assertEquals(2064, s.getLong(QueueLayout.HEAD_OFFSET));
+            assertEquals(2048, s.getLong(QueueLayout.FREED_OFFSET));
+            byte[] largest = new byte[2040];
+            largest[2039] = 42;
+            // 2032 bytes of padding to the ring's end, then 2048 at its start, then the free word:
+            // 4088 bytes, 8 more than a capacity past FREED allows.
+            assertTrue(!p.offer(largest, 0, 2040, 3), "refused while the consumer lags");
+            int n = viaTake ? c.take((seg, off, len, type) -> { }, 10, java.time.Duration.ofMillis(5))
+                    : c.poll((seg, off, len, type) -> { }, 10);
+            assertEquals(0, n, "nothing to deliver");
+            assertEquals(2064, s.getLong(QueueLayout.FREED_OFFSET), "caught up with the stored tail: freed");
+            assertTrue(p.offer(largest, 0, 2040, 3), "fits the empty ring now");
+            List<Byte> last = new ArrayList<>();
+            assertEquals(1, c.poll((seg, off, len, type) -> last.add(seg.getByte(off + 2039)), 10));
+            assertEquals(List.of((byte) 42), last);
+        }
+    }
+
+    /**
+     * A queue of format 2 (whose one-producer consumer left consumed bytes as they were), 3 (whose
+     * single producer relied on its consumer zeroing every consumed byte) or 4 (whose producers
+     * measured their room from the head, not the freed position) is refused by name and version,
+     * and opening it changes nothing: the build that made it can still drain it.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {2, 3, 4})
     void aQueueOfAnOlderFormatIsRefusedNamingBothVersionsAndLeftAsItWas(int version, @TempDir Path dir) {
         QueueSpec spec = QueueSpec.file(dir.resolve("old.pool")).capacity(4096).build();
         try (IpcQueue q = IpcQueue.create(spec)) {
@@ -114,7 +203,7 @@ class QueueRobustnessTest {
             }
             q.segment().putInt(QueueLayout.VERSION_OFFSET, version);
             CorruptFileException e = assertThrows(CorruptFileException.class, () -> IpcQueue.open(spec));
-            assertTrue(e.getMessage().contains("format version " + version + " is not the supported version 4"),
+            assertTrue(e.getMessage().contains("format version " + version + " is not the supported version 5"),
                     e.getMessage());
             assertEquals(version, q.segment().getInt(QueueLayout.VERSION_OFFSET));
             q.segment().putInt(QueueLayout.VERSION_OFFSET, QueueLayout.VERSION);
