@@ -94,6 +94,9 @@ public final class Consumer extends LinePadding implements AutoCloseable {
      * before it published the head, the bytes up to the pending head (those records were
      * delivered, their bytes partly zeroed). Then the head and the freed position both move to
      * the end of that.
+     *
+     * @throws CorruptFileException if the pending head or the freed position cannot be one a
+     *         consumer left: nothing is zeroed then
      */
     private long finishPredecessor() {
         long h = ring.head();
@@ -107,16 +110,20 @@ public final class Consumer extends LinePadding implements AutoCloseable {
             }
             end = pending;
         }
-        if (f < 0 || f > h || end - f > capacity || (f & (RecordLayout.ALIGNMENT - 1)) != 0) {
-            throw Ring.corrupt(ring.name, "freed position " + f + " must be aligned, at most the head " + h
-                    + " and at most the capacity " + capacity + " before " + end);
+        // A consumer stores FREED before HEAD, so FREED may pass HEAD, up to the pending head,
+        // only if it died in between; and it never lags HEAD by more than its lag.
+        long lag = ring.manyProducers ? 0 : QueueLayout.CONSUMER_LAG;
+        if (f < 0 || f < h - lag || f > end || (f & (RecordLayout.ALIGNMENT - 1)) != 0) {
+            throw Ring.corrupt(ring.name, "freed position " + f + " must be aligned and from the head " + h
+                    + (lag == 0 ? "" : " less " + lag) + " to the pending head " + end);
         }
-        if (f != end) {
-            ring.zero(f, end);
+        long from = Math.min(f, h);
+        if (from != end) {
+            ring.zero(from, end);
+            segment.putLongOrdered(FREED_OFFSET, end);
             if (end != h) {
                 segment.putLongOrdered(HEAD_OFFSET, end);
             }
-            segment.putLongOrdered(FREED_OFFSET, end);
         }
         return end;
     }
@@ -225,9 +232,9 @@ public final class Consumer extends LinePadding implements AutoCloseable {
             }
             ring.zero(spanStart, freeTo);
         }
-        // HEAD first: a successor that finds FREED past HEAD takes it for damage.
-        segment.putLongOrdered(HEAD_OFFSET, end);
+        // FREED first: a successor that finds it more than the lag behind HEAD takes it for damage.
         segment.putLongOrdered(FREED_OFFSET, freeTo);
+        segment.putLongOrdered(HEAD_OFFSET, end);
         head = end;
         freed = freeTo;
         if (stallPosition != -1) {

@@ -71,9 +71,10 @@ public final class QueueLayout {
     public static final int HEAD_PENDING_OFFSET = 136;
     /**
      * Offset of the freed position (long), written only by the consumer: every ring byte before it
-     * that the consumer zeroes (see {@link #HEAD_PENDING_OFFSET}) is zero. At most the head; with
-     * one producer up to {@link #CONSUMER_LAG} bytes behind it. Producers measure their room from
-     * it, never from the head.
+     * that the consumer zeroes (see {@link #HEAD_PENDING_OFFSET}) is zero. Between polls at most
+     * the head (the consumer stores it just before the head), with one producer up to
+     * {@link #CONSUMER_LAG} bytes behind it. Producers measure their room from it, never from the
+     * head.
      */
     public static final int FREED_OFFSET = 144;
     /** Offset of the head cache (long), written by producers when they re-read the freed position. */

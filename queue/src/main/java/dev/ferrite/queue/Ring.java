@@ -129,28 +129,34 @@ final class Ring {
     }
 
     /**
-     * Checks that head and tail describe a ring: both aligned, {@code tail - head <= capacity}, and
-     * {@code head - tail <= capacity}. The head may run ahead of the stored tail: a single producer
-     * stores its tail after the header that publishes a record, and the consumer may consume the
-     * record in between (or the producer may die there).
+     * Checks that the positions describe a ring: head, freed position and tail non-negative and
+     * aligned, and the tail at most the capacity from the freed position either way. Producers'
+     * room ends a capacity past the freed position, so the tail never passes it by more; and
+     * the freed position, at most the head between polls, may run ahead of a single producer's
+     * stored tail by less than the tail lag (the producer stores its tail after the header that
+     * publishes a record, and the consumer may consume the record in between, or the producer
+     * may die there). The head is not compared: the consumer stores it after the freed
+     * position, and checks the two when it opens.
      */
     void checkPositions() {
-        // A running queue moves while it is read: the pair counts only if HEAD did not move
-        // while TAIL was read. HEAD and TAIL only grow, so a pair read across a move could look
-        // too far apart; one that never holds still is checked field by field only.
-        long head = head();
+        // A running queue moves while it is read: the pair counts only if FREED did not move
+        // while TAIL was read. Both only grow, so a pair read across a move could look too far
+        // apart; one that never holds still is checked field by field only.
+        long freed = freed();
         long tail = tail();
         boolean still = false;
         for (int i = 0; i < STABLE_READS && !still; i++) {
-            long before = head;
+            long before = freed;
             tail = tail();
-            head = head();
-            still = head == before;
+            freed = freed();
+            still = freed == before;
         }
-        if (head < 0 || tail < 0 || (still && Math.abs(tail - head) > capacity)
-                || ((head | tail) & (RecordLayout.ALIGNMENT - 1)) != 0) {
-            throw corrupt(name, "head " + head + " and tail " + tail + " must be non-negative, aligned to "
-                    + RecordLayout.ALIGNMENT + " and at most the capacity " + capacity + " apart");
+        long head = head();
+        if (head < 0 || freed < 0 || tail < 0 || (still && Math.abs(tail - freed) > capacity)
+                || ((head | freed | tail) & (RecordLayout.ALIGNMENT - 1)) != 0) {
+            throw corrupt(name, "head " + head + ", freed position " + freed + " and tail " + tail
+                    + " must be non-negative and aligned to " + RecordLayout.ALIGNMENT
+                    + ", the tail at most the capacity " + capacity + " from the freed position");
         }
     }
 

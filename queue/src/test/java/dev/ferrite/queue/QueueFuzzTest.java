@@ -73,7 +73,7 @@ class QueueFuzzTest {
         segment.getByte(offset + length - 1);
     }
 
-    /** Random words in the ring, and sometimes a damaged head, tail or pending head. */
+    /** Random words in the ring, and sometimes a damaged head, tail, pending head or freed position. */
     private static void damage(Segment s, SplittableRandom random) {
         int words = 1 + random.nextInt(8);
         for (int i = 0; i < words; i++) {
@@ -87,7 +87,8 @@ class QueueFuzzTest {
             s.putLong(at, value);
         }
         if (random.nextInt(4) == 0) {
-            int[] positions = {QueueLayout.HEAD_OFFSET, QueueLayout.TAIL_OFFSET, QueueLayout.HEAD_PENDING_OFFSET};
+            int[] positions = {QueueLayout.HEAD_OFFSET, QueueLayout.TAIL_OFFSET, QueueLayout.HEAD_PENDING_OFFSET,
+                QueueLayout.FREED_OFFSET};
             long delta = 8L * (random.nextInt(2000) - 1000);
             int field = positions[random.nextInt(positions.length)];
             s.putLong(field, Math.max(0, s.getLong(field) + delta));

@@ -133,11 +133,46 @@ class QueueRobustnessTest {
     }
 
     /**
-     * A freed position past the head, negative, unaligned, or more than the capacity behind the
-     * head is damage: the consumer is refused, naming it, and zeroes nothing.
+     * A consumer that died between its store of FREED and its store of HEAD (FREED past HEAD, up
+     * to the pending head): its successor zeroes up to the pending head and starts there.
+     */
+    @org.junit.jupiter.api.Test
+    void aConsumerDeadBetweenItsFreedAndHeadStoresIsFinishedByItsSuccessor(@TempDir Path dir) {
+        QueueSpec spec = QueueSpec.file(dir.resolve("q.pool")).capacity(4096).build();
+        try (IpcQueue q = IpcQueue.create(spec); Producer p = q.producer()) {
+            dev.ferrite.Segment s = q.segment();
+            int ring = QueueLayout.RING_OFFSET;
+            for (int i = 0; i < 6; i++) {
+                assertTrue(p.offer(new byte[] {(byte) i, 9, 9, 9, 9, 9, 9, 9}, 0, 8, i)); // 16 bytes each
+            }
+            // Had consumed the first record; then delivered five from head 16 (pending head 80),
+            // zeroed [0, 64) and stored FREED 64, but not HEAD.
+            for (int at = 0; at < 64; at += 8) {
+                s.putLong(ring + at, 0L);
+            }
+            s.putLong(QueueLayout.HEAD_OFFSET, 16);
+            s.putLong(QueueLayout.HEAD_PENDING_OFFSET, 80);
+            s.putLong(QueueLayout.FREED_OFFSET, 64);
+            try (Consumer c = q.consumer()) {
+                assertEquals(80, s.getLong(QueueLayout.HEAD_OFFSET), "head moved to the pending head");
+                assertEquals(80, s.getLong(QueueLayout.FREED_OFFSET));
+                for (int at = 0; at < 80; at += 8) {
+                    assertEquals(0, s.getLong(ring + at), "zeroed at ring byte " + at);
+                }
+                List<Integer> types = new ArrayList<>();
+                assertEquals(1, c.poll((seg, off, len, type) -> types.add(type), 10));
+                assertEquals(List.of(5), types, "only the message after the pending head");
+            }
+        }
+    }
+
+    /**
+     * A freed position past the head (with no pending head beyond), negative, unaligned, or more
+     * than the consumer's lag (256 bytes) behind the head is damage: the consumer is refused,
+     * naming it, and zeroes nothing.
      */
     @ParameterizedTest
-    @org.junit.jupiter.params.provider.CsvSource({"16, 96", "16, -8", "16, 4", "4160, 32"})
+    @org.junit.jupiter.params.provider.CsvSource({"16, 96", "16, -8", "16, 4", "4160, 32", "296, 32"})
     void aDamagedFreedPositionIsRefusedByTheConsumerNamingIt(long head, long freed, @TempDir Path dir) {
         QueueSpec spec = QueueSpec.file(dir.resolve("q.pool")).capacity(4096).build();
         try (IpcQueue q = IpcQueue.create(spec); Producer p = q.producer()) {
