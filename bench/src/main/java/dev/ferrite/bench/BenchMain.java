@@ -14,9 +14,13 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import org.openjdk.jmh.results.BenchmarkResult;
 import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.results.format.ResultFormatFactory;
 import org.openjdk.jmh.results.format.ResultFormatType;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.RunnerException;
@@ -31,13 +35,16 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * Runs the cross-backend benchmarks and writes the report.
  *
  * <pre>
- * java -jar bench/target/ferrite-bench.jar [--full | --smoke] [--out DIR] [--publish] [JMH options...]
+ * java -jar bench/target/ferrite-bench.jar [--full | --smoke] [--interleave N] [--out DIR] [--publish] [JMH options...]
  * </pre>
  *
  * <p>The quick profile (default) runs every benchmark in one fork with short iterations: about
  * 18 minutes on 2 cores (34 for two forks, measured). {@code --full} runs longer, in two forks, and adds a mix of signals larger
  * than 2^31 bytes (about 90 minutes: 2 × 16 s per benchmark). {@code --smoke} runs one 100 ms
- * iteration of each (a check that nothing rots, not a measurement). Other arguments go to JMH (e.g. {@code -p backend=ffm}, a
+ * iteration of each (a check that nothing rots, not a measurement). {@code --interleave N} runs
+ * N passes of one fork per benchmark and merges them, N forks each: the forks of the benchmarks
+ * compared alternate, so a machine that slows down for minutes slows each of them for a fork,
+ * not one of them for all of its forks. Other arguments go to JMH (e.g. {@code -p backend=ffm}, a
  * benchmark regex, {@code -f 3}, {@code -prof gc}); JMH's {@code -l}, {@code -lp}, {@code -lprof}
  * and {@code -lrf} list and exit. {@code --help} prints this and JMH's options. Writes
  * {@code results.json} (JMH JSON), {@code report.md} and {@code report.html} to {@code DIR} (default
@@ -89,6 +96,7 @@ public final class BenchMain {
         Profile profile = Profile.QUICK;
         Path dir = Path.of("bench-results");
         boolean publish = false;
+        int passes = 1;
         List<String> jmhArgs = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -111,6 +119,9 @@ public final class BenchMain {
                     }
                     dir = Path.of(args[++i]);
                     break;
+                case "--interleave":
+                    passes = passes(args, ++i);
+                    break;
                 default:
                     jmhArgs.add(args[i]);
             }
@@ -124,6 +135,13 @@ public final class BenchMain {
             return List.of();
         }
         applyProfile(profile, user, b);
+        if (passes > 1) {
+            if (user.getForkCount().hasValue()) {
+                throw new CommandLineOptionException("--interleave " + passes
+                        + " runs one fork per benchmark in each pass: leave out -f");
+            }
+            b.forks(1);
+        }
         if (!user.getParameter("backend").hasValue()) {
             b.param("backend", availableBackends());
         }
@@ -137,11 +155,12 @@ public final class BenchMain {
 
         Options options = b.build();
         // How many samples each median rests on belongs with the numbers.
-        String environment = environment(profile) + String.format(Locale.ROOT, ", %d fork(s) x %d x %s",
-                options.getForkCount().orElse(1), options.getMeasurementIterations().orElse(1),
-                options.getMeasurementTime().orElse(TimeValue.NONE));
+        String environment = environment(profile) + String.format(Locale.ROOT, ", %d %sfork(s) x %d x %s",
+                passes > 1 ? passes : options.getForkCount().orElse(1), passes > 1 ? "interleaved " : "",
+                options.getMeasurementIterations().orElse(1), options.getMeasurementTime().orElse(TimeValue.NONE));
         out.println("Ferrite bench, " + profile.name().toLowerCase(Locale.ROOT) + " profile: " + environment);
-        Collection<RunResult> results = new Runner(options, new ProgressOutput(out)).run();
+        Collection<RunResult> results = passes == 1 ? new Runner(options, new ProgressOutput(out)).run()
+                : interleaved(options, passes, json, out);
         List<Footprint> footprints;
         try {
             footprints = MapFootprints.measure(results, out);
@@ -164,13 +183,51 @@ public final class BenchMain {
         return results;
     }
 
+    /** @return the pass count after {@code --interleave} at {@code args[i]}, from 1 to 100 */
+    private static int passes(String[] args, int i) throws CommandLineOptionException {
+        String value = i < args.length ? args[i] : "";
+        try {
+            int n = Integer.parseInt(value);
+            if (n >= 1 && n <= 100) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new CommandLineOptionException("--interleave needs a pass count from 1 to 100, not \"" + value + "\"");
+    }
+
+    /**
+     * Runs every selected benchmark in one fork per pass, {@code passes} times, and merges each
+     * benchmark's forks into one result (JMH's JSON then lists each fork's samples; its
+     * {@code forks} field says 1, the fork count of a pass). Rewrites {@code json} with the merge.
+     */
+    private static Collection<RunResult> interleaved(Options options, int passes, Path json, PrintStream out)
+            throws RunnerException {
+        Map<String, List<RunResult>> byBenchmark = new LinkedHashMap<>();
+        for (int pass = 1; pass <= passes; pass++) {
+            out.println("Pass " + pass + " of " + passes + ":");
+            for (RunResult r : new Runner(options, new ProgressOutput(out)).run()) {
+                byBenchmark.computeIfAbsent(r.getParams().id(), k -> new ArrayList<>()).add(r);
+            }
+        }
+        List<RunResult> merged = new ArrayList<>();
+        for (List<RunResult> runs : byBenchmark.values()) {
+            List<BenchmarkResult> forks = new ArrayList<>();
+            runs.forEach(r -> forks.addAll(r.getBenchmarkResults()));
+            merged.add(new RunResult(runs.get(0).getParams(), forks));
+        }
+        ResultFormatFactory.getInstance(ResultFormatType.JSON, json.toString()).writeOut(merged);
+        return merged;
+    }
+
     /** @return whether the arguments ask for help or a list, which runs nothing and is no failure */
     static boolean onlyInforms(String[] args) {
         return List.of(args).stream().anyMatch(a -> List.of("--help", "-h", "-l", "-lp", "-lprof", "-lrf").contains(a));
     }
 
     static final String USAGE = String.join(System.lineSeparator(),
-            "Usage: java -jar bench/target/ferrite-bench.jar [--full | --smoke] [--out DIR] [--publish] [JMH options]",
+            "Usage: java -jar bench/target/ferrite-bench.jar [--full | --smoke] [--interleave N] [--out DIR] [--publish] [JMH options]",
             "",
             "Runs Ferrite's benchmarks on every available backend beside the libraries people use instead,",
             "and writes DIR/results.json (JMH JSON), DIR/report.md and DIR/report.html (DIR: bench-results).",
@@ -178,6 +235,8 @@ public final class BenchMain {
             "  (default)   quick profile: 1 fork, 2 x 0.5 s warm-up, 5 x 0.5 s measurement; about 18 minutes on 2 cores",
             "  --full      2 forks, 3 x 2 s warm-up, 5 x 2 s measurement, plus 2.25 GiB signals; about 90 minutes",
             "  --smoke     1 fork, one 100 ms iteration, small sizes: checks that everything runs, measures nothing",
+            "  --interleave N  N passes of one fork per benchmark, merged as N forks each: the forks of the",
+            "              benchmarks compared alternate, so minutes of a slow machine fall on all of them",
             "  --out DIR   where the results go",
             "  --publish   also write docs/BENCHMARKS.md and the summary in README.md (run from the repository root)",
             "  --help      this, then JMH's options",

@@ -59,6 +59,21 @@ class BenchCommandLineTest {
     }
 
     @Test
+    void aBadInterleaveCountOrAForkCountBesideItIsAClearError(@TempDir Path dir) {
+        for (String[] args : new String[][] {{"--interleave"}, {"--interleave", "0"}, {"--interleave", "two"},
+            {"--interleave", "101"}}) {
+            Exception e = assertThrows(Exception.class,
+                    () -> BenchMain.run(new String[] {args[0], args.length > 1 ? args[1] : "--out", dir.toString()},
+                            System.out));
+            assertTrue(e.getMessage().contains("--interleave needs a pass count from 1 to 100"), e.getMessage());
+        }
+        Exception e = assertThrows(Exception.class, () -> BenchMain.run(
+                new String[] {"--interleave", "2", "-f", "3", "--out", dir.toString(), "Mix"}, System.out));
+        assertTrue(e.getMessage().contains("leave out -f"), e.getMessage());
+        assertTrue(!dir.resolve("results.json").toFile().exists(), "nothing ran");
+    }
+
+    @Test
     void theReadmeSummaryIsReplacedBetweenItsMarkersOnly() throws IOException {
         String readme = "intro\n" + Publication.BEGIN + "\nold table\n" + Publication.END + "\nrest\n";
         assertEquals("intro\n" + Publication.BEGIN + "\nnew\n" + Publication.END + "\nrest\n",
