@@ -3,6 +3,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.zip.CRC32;
@@ -50,13 +51,16 @@ public final class MapGetProbe {
     private static final int OPS = 3_000_000;
 
     private final int entries;
-    private final String variant;
+    private final Variant variant;
     private final int mask;
     private final long slots;
     private final long heap;
     private int damaged;
 
-    private MapGetProbe(int entries, String variant) {
+    /** What a get does after finding its entry; see the class comment. */
+    private enum Variant { COPY, XXH64, SUM, CACHED, POLYHASH, CRC32, CHM }
+
+    private MapGetProbe(int entries, Variant variant) {
         this.entries = entries;
         this.variant = variant;
         int slotCount = Integer.highestOneBit(entries) * 4;
@@ -71,18 +75,24 @@ public final class MapGetProbe {
             System.err.println("usage: java bench/tools/MapGetProbe.java ENTRIES copy|xxh64|sum|cached|polyhash|crc32|chm [ROUNDS]");
             System.exit(2);
         }
-        if (!List.of("copy", "xxh64", "sum", "cached", "polyhash", "crc32", "chm").contains(args[1])) {
+        Variant variant = null;
+        for (Variant v : Variant.values()) {
+            if (v.name().equalsIgnoreCase(args[1])) {
+                variant = v;
+            }
+        }
+        if (variant == null) {
             System.err.println("unknown variant '" + args[1] + "'");
             System.exit(2);
         }
         int entries = Integer.parseInt(args[0]);
         int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 6;
-        new MapGetProbe(entries, args[1]).run(rounds);
+        new MapGetProbe(entries, variant).run(rounds);
     }
 
     private void run(int rounds) {
         String[] lookups = new String[entries]; // equal keys, other instances than the stored ones
-        ConcurrentHashMap<String, byte[]> chm = variant.equals("chm") ? new ConcurrentHashMap<>(entries * 2) : null;
+        ConcurrentHashMap<String, byte[]> chm = variant == Variant.CHM ? new ConcurrentHashMap<>(entries * 2) : null;
         for (int i = 0; i < entries; i++) {
             byte[] value = new byte[VALUE];
             new SplittableRandom(i).nextBytes(value);
@@ -104,11 +114,15 @@ public final class MapGetProbe {
             }
             double ns = (System.nanoTime() - start) / (double) OPS;
             times.add(ns);
-            System.out.printf("%s %d entries, round %d: %.1f ns per get%n", variant, entries, round, ns);
+            System.out.printf("%s %d entries, round %d: %.1f ns per get%n", name(), entries, round, ns);
         }
         times.sort(null);
-        System.out.printf("%s %d entries: median %.1f ns per get (%d damaged, last %s)%n", variant, entries,
+        System.out.printf("%s %d entries: median %.1f ns per get (%d damaged, last %s)%n", name(), entries,
                 times.get(times.size() / 2), damaged, last == null ? "null" : "found");
+    }
+
+    private String name() {
+        return variant.name().toLowerCase(Locale.ROOT);
     }
 
     private void insert(int i, byte[] key, byte[] value) {
@@ -146,36 +160,31 @@ public final class MapGetProbe {
 
     private byte[] checkAndCopy(long e, int valueLength) {
         int checked = 12 + KEY + valueLength;
+        boolean bad;
         switch (variant) {
-            case "xxh64":
-                if ((int) xxh64(e + 4, checked) != U.getInt(e)) {
-                    damaged++;
-                }
+            case XXH64:
+                bad = (int) xxh64(e + 4, checked) != U.getInt(e);
                 break;
-            case "sum":
-                if ((int) sum(e + 4, checked) == 0) {
-                    damaged++;
-                }
+            case SUM:
+                bad = (int) sum(e + 4, checked) == 0;
                 break;
-            case "cached":
-                if ((int) xxh64(heap + 12, 12 + KEY + VALUE) == 0) {
-                    damaged++;
-                }
+            case CACHED:
+                bad = (int) xxh64(heap + 12, 12 + KEY + VALUE) == 0;
                 break;
             default:
-                break;
+                bad = false;
         }
         byte[] v = new byte[valueLength];
         U.copyMemory(null, e + 16 + KEY, v, BYTES, valueLength);
-        if (variant.equals("polyhash") && Arrays.hashCode(v) == 0) {
-            damaged++;
-        }
-        if (variant.equals("crc32")) {
+        if (variant == Variant.POLYHASH) {
+            bad = Arrays.hashCode(v) == 0;
+        } else if (variant == Variant.CRC32) {
             CRC32 c = new CRC32();
             c.update(v, 0, valueLength);
-            if ((int) c.getValue() == 0) {
-                damaged++;
-            }
+            bad = (int) c.getValue() == 0;
+        }
+        if (bad) {
+            damaged++;
         }
 
         return v;
