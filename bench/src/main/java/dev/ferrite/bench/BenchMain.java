@@ -135,6 +135,9 @@ public final class BenchMain {
             return List.of();
         }
         applyProfile(profile, user, b);
+        // The host's cache-line round trip before and after each fork: the report tells the forks a
+        // moved host slowed from the others (a VM's host can slow every cross-core queue fivefold).
+        b.addProfiler(HostProbeProfiler.class);
         if (passes > 1) {
             if (user.getForkCount().hasValue()) {
                 throw new CommandLineOptionException("--interleave " + passes

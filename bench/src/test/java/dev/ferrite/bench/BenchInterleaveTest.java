@@ -10,15 +10,21 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.List;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.openjdk.jmh.results.BenchmarkResult;
 import org.openjdk.jmh.results.RunResult;
 
 /**
  * {@code --interleave N}: N passes of one fork per benchmark, the forks of the benchmarks
- * alternating, merged into one result per benchmark with N forks, in the JSON as well.
+ * alternating, merged into one result per benchmark with N forks, in the JSON as well; each fork
+ * carries the host probe's readings ({@link HostProbeProfiler}), which the report lists beside it.
  */
 class BenchInterleaveTest {
+
+    /** A fork's cell in the report's host section: its median and the probe before and after it. */
+    private static final Pattern FORK_CELL = Pattern.compile("[\\d.]+ \\[\\d+, \\d+\\]");
 
     @Test
     void passesAlternateAndMergeIntoOneResultPerBenchmark(@TempDir Path dir) throws Exception {
@@ -32,6 +38,13 @@ class BenchInterleaveTest {
         assertEquals(2, results.size(), progress);
         for (RunResult r : results) {
             assertEquals(2, r.getBenchmarkResults().size(), r.getParams().getBenchmark() + ": a fork from each pass");
+            for (BenchmarkResult fork : r.getBenchmarkResults()) {
+                // The host probe ran before and after every fork (2 CPUs or more: a number).
+                for (String probe : List.of(HostProbeProfiler.BEFORE, HostProbeProfiler.AFTER)) {
+                    double ns = fork.getSecondaryResults().get(probe).getScore();
+                    assertTrue(ns > 5 && ns < 100_000, probe + " = " + ns);
+                }
+            }
         }
         // Pass 1 runs both benchmarks before pass 2 runs either.
         List<String> order = progress.lines().filter(l -> l.startsWith("Pass ") || l.contains("] queue."))
@@ -43,6 +56,15 @@ class BenchInterleaveTest {
         int offer = json.indexOf("QueueThroughput.offer");
         assertTrue(offer >= 0, json);
         assertEquals(2, forksInRawData(json, json.indexOf("\"rawData\"", offer)), "two forks' samples in the JSON:\n" + json);
+        // The report lists both benchmarks' forks with their readings, and the quiet forks' medians.
+        String report = Files.readString(dir.resolve("report.md"));
+        int host = report.indexOf("## The host during the queue benchmarks");
+        assertTrue(host >= 0, report);
+        List<String> lines = report.substring(host).lines().filter(l -> l.startsWith("| ") && FORK_CELL.matcher(l).find()).toList();
+        assertEquals(2, lines.size(), report);
+        for (String line : lines) {
+            assertEquals(2, FORK_CELL.matcher(line).results().count(), "two forks with readings: " + line);
+        }
     }
 
     /** @return how many arrays the {@code rawData} array starting after {@code from} holds (one per fork) */

@@ -53,10 +53,12 @@ public final class Report {
 
     private final List<Row> rows;
     private final String environment;
+    private final HostForks host;
 
-    private Report(List<Row> rows, String environment) {
+    private Report(List<Row> rows, String environment, HostForks host) {
         this.rows = rows;
         this.environment = environment;
+        this.host = host;
     }
 
     /**
@@ -97,8 +99,7 @@ public final class Report {
                 }
                 continue;
             }
-            long items = e.itemsParam() != null && p.getParamsKeys().contains(e.itemsParam())
-                    ? Long.parseLong(p.getParam(e.itemsParam())) : e.itemsFixed();
+            long items = items(e, p);
             var stats = primary.getStatistics();
             groups.computeIfAbsent(groupOf(e, p), k -> new ArrayList<>()).add(new Row(e, groupOf(e, p), backend,
                     primary.getScore(), primary.getScoreError(), primary.getScoreUnit(),
@@ -114,10 +115,17 @@ public final class Report {
         }
         all.sort(Comparator.comparingInt((Row row) -> experimentRank(row.entry().experiment()))
                 .thenComparing(Row::group).thenComparingDouble(Row::ratio));
-        return new Report(all, environment);
+        return new Report(all, environment, HostForks.of(results));
     }
 
-    private static String groupOf(Entry e, BenchmarkParams p) {
+    /** @return items one invocation of a benchmark handles: its items parameter, else the entry's fixed count */
+    static long items(Entry e, BenchmarkParams p) {
+        return e.itemsParam() != null && p.getParamsKeys().contains(e.itemsParam())
+                ? Long.parseLong(p.getParam(e.itemsParam())) : e.itemsFixed();
+    }
+
+    /** @return a benchmark's group: experiment, operation and its size parameters, joined by " | " */
+    static String groupOf(Entry e, BenchmarkParams p) {
         StringBuilder group = new StringBuilder(e.experiment()).append(" | ").append(e.operation());
         for (String key : SIZE_PARAMS) {
             if (p.getParamsKeys().contains(key)) {
@@ -149,7 +157,8 @@ public final class Report {
         return v >= 0.01 ? fmt(v) : String.format(Locale.ROOT, "%.3g", v);
     }
 
-    private static String fmt(double v) {
+    /** @return a number with three significant digits (no decimals from 100 up), "–" for NaN */
+    static String fmt(double v) {
         if (Double.isNaN(v)) {
             return "–";
         }
@@ -189,11 +198,17 @@ public final class Report {
                             + fmt(row.error() / itemsPer)).append(" | ")
                     .append(ratio(row.ratio())).append("x |\n");
         }
+        md.append(host.markdown());
         return md.toString();
     }
 
     private static String operation(Row row) {
-        String[] g = row.group().split(" \\| ", 3);
+        return operation(row.group());
+    }
+
+    /** @return a group's operation, with its sizes in brackets */
+    static String operation(String group) {
+        String[] g = group.split(" \\| ", 3);
         return g.length > 2 ? g[1] + " (" + g[2].replace(" | ", ", ") + ")" : g[1];
     }
 
