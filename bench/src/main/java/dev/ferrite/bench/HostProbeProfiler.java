@@ -17,7 +17,7 @@ import org.openjdk.jmh.results.ScalarResult;
  * results as {@value #BEFORE} and {@value #AFTER} (ns per cache-line round trip between two cores).
  * The report uses them to tell the forks measured while the host was quiet from those measured
  * while it had moved the vCPUs apart ({@code HostForks}). Adds no JVM options and nothing to the
- * measured fork: the probe (20-200 ms) runs while no fork does. Other benchmarks' forks are not
+ * measured fork: the probe (15-150 ms) runs while no fork does. Other benchmarks' forks are not
  * probed and get no readings. The bench adds it to every run.
  */
 public final class HostProbeProfiler implements ExternalProfiler {
