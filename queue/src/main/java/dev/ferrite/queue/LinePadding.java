@@ -14,6 +14,13 @@ package dev.ferrite.queue;
  * driven alternately in the same JVMs took 22–29 ns throughout.
  */
 abstract class LinePadding {
+    /**
+     * Fills the 4-byte hole after a 12-byte object header (compressed class pointers), where
+     * HotSpot would otherwise place an int or a reference of a subclass: it put
+     * {@code Consumer.spanCount}, written on every poll, and {@code RingProducer.maxMessage}, read on
+     * every offer, at offset 12, in the line of the object before.
+     */
+    int gap;
     long p00, p01, p02, p03, p04, p05, p06, p07;
     long p08, p09, p10, p11, p12, p13, p14, p15;
 }
