@@ -14,7 +14,8 @@ import java.util.concurrent.TimeUnit;
  * measures. The Java twin of {@code bench/tools/c2c.c}, which pins its threads; these are not pinned,
  * so on a machine with one CPU the threads would take turns and the probe reports nothing.
  *
- * <p>Not thread-safe: one probe at a time.
+ * <p>Keeps no state between calls, but two probes at once (or any other busy thread) share the
+ * cores and read each other: run it while the machine is otherwise idle.
  */
 public final class LineProbe {
 

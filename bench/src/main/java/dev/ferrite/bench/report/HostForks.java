@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.infra.BenchmarkParams;
@@ -104,11 +105,6 @@ final class HostForks {
         return result == null ? Double.NaN : result.getScore();
     }
 
-    /** @return the benchmarks, grouped, each group's baseline first */
-    List<Line> lines() {
-        return lines;
-    }
-
     /** @return whether both of a fork's readings are under {@link #QUIET_FACTOR} times the run's fastest */
     boolean quiet(Fork fork) {
         return quiet(fork.before(), fork.after(), fastestProbe);
@@ -140,7 +136,7 @@ final class HostForks {
             return "";
         }
         StringBuilder md = new StringBuilder("\n## The host during the queue benchmarks\n\n");
-        md.append(String.format(java.util.Locale.ROOT, "Each fork's median time per message, with the cache-line round "
+        md.append(String.format(Locale.ROOT, "Each fork's median time per message, with the cache-line round "
                 + "trip between the two cores measured just before and after it in brackets (ns; `HostProbeProfiler`). "
                 + "The run's fastest reading was %.0f ns; a fork with a reading over %.1f times that (%.0f ns) ran while "
                 + "the host had moved the cores apart, which slows every cross-core queue alike, and is in italics. The "
@@ -157,7 +153,7 @@ final class HostForks {
             md.append("| ").append(Report.operation(line.group())).append(" | ").append(variant(line)).append(" | ");
             List<String> cells = new ArrayList<>();
             for (Fork f : line.forks()) {
-                String cell = String.format(java.util.Locale.ROOT, "%s [%.0f, %.0f]", Report.fmt(f.median()), f.before(),
+                String cell = String.format(Locale.ROOT, "%s [%.0f, %.0f]", Report.fmt(f.median()), f.before(),
                         f.after());
                 cells.add(quiet(f) ? cell : "_" + cell + "_");
             }

@@ -157,7 +157,7 @@ public final class Report {
         return v >= 0.01 ? fmt(v) : String.format(Locale.ROOT, "%.3g", v);
     }
 
-    /** @return a number with three significant digits (no decimals from 100 up), "–" for NaN */
+    /** @return a number with no decimals from 100 up, two from 1, three below 1; "–" for NaN */
     static String fmt(double v) {
         if (Double.isNaN(v)) {
             return "–";
@@ -176,7 +176,10 @@ public final class Report {
         return unit + "/" + row.entry().itemUnit();
     }
 
-    /** @return the report as a Markdown table under its environment line */
+    /**
+     * @return the report as a Markdown table under its environment line, followed by the queue
+     *         forks and the host's readings around them ({@code HostForks}) when the run has any
+     */
     public String markdown() {
         StringBuilder md = new StringBuilder();
         md.append("Environment: ").append(environment).append("\n\n");
