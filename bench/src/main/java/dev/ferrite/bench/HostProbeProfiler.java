@@ -18,7 +18,7 @@ import org.openjdk.jmh.results.ScalarResult;
  * The report uses them to tell the forks measured while the host was quiet from those measured
  * while it had moved the vCPUs apart ({@code HostForks}). Adds no JVM options and nothing to the
  * measured fork: the probe (15-150 ms) runs while no fork does. Other benchmarks' forks are not
- * probed and get no readings. The bench adds it to every run.
+ * probed and get no readings. The bench adds it to every run. Called by JMH's runner thread only.
  */
 public final class HostProbeProfiler implements ExternalProfiler {
 
@@ -31,7 +31,7 @@ public final class HostProbeProfiler implements ExternalProfiler {
 
     private double before = Double.NaN;
 
-    /** Made by JMH, once per run. */
+    /** Made by JMH, by reflection. */
     public HostProbeProfiler() {
     }
 
