@@ -69,7 +69,7 @@ final class HostForks {
      */
     static HostForks of(Iterable<RunResult> results) {
         List<Line> lines = new ArrayList<>();
-        double fastest = Double.NaN;
+        double fastest = Double.POSITIVE_INFINITY; // no reading: no line, and no section
         for (RunResult r : results) {
             BenchmarkParams p = r.getParams();
             Entry e = Catalog.of(p.getBenchmark());
@@ -85,7 +85,7 @@ final class HostForks {
                 if (Double.isNaN(before) || Double.isNaN(after)) {
                     continue;
                 }
-                fastest = Double.isNaN(fastest) ? Math.min(before, after) : Math.min(fastest, Math.min(before, after));
+                fastest = Math.min(fastest, Math.min(before, after));
                 double[] samples = fork.getIterationResults().stream().map(IterationResult::getPrimaryResult)
                         .mapToDouble(res -> res.getScore() / items).sorted().toArray();
                 forks.add(new Fork(samples, before, after));
@@ -150,7 +150,7 @@ final class HostForks {
             double median = median(quiet);
             double base = lines.stream().filter(l -> l.group().equals(line.group()) && l.entry().baseline())
                     .findFirst().map(l -> median(quietSamples(l))).orElse(Double.NaN);
-            md.append("| ").append(Report.operation(line.group())).append(" | ").append(variant(line)).append(" | ");
+            md.append("| ").append(Report.operation(line.group())).append(" | ").append(Report.markedVariant(line.entry(), line.backend())).append(" | ");
             List<String> cells = new ArrayList<>();
             for (Fork f : line.forks()) {
                 String cell = String.format(Locale.ROOT, "%s [%.0f, %.0f]", Report.fmt(f.median()), f.before(),
@@ -164,11 +164,6 @@ final class HostForks {
                     .append(Double.isNaN(median / base) ? "–" : Report.fmt(median / base) + "x").append(" |\n");
         }
         return md.toString();
-    }
-
-    private static String variant(Line line) {
-        String label = line.entry().baseline() ? "**" + line.entry().label() + "** (baseline)" : line.entry().label();
-        return line.backend().isEmpty() ? label : label + " [" + line.backend() + "]";
     }
 
     /** @return the median of sorted values, NaN if there are none */

@@ -146,7 +146,18 @@ public final class Report {
     }
 
     private static String variant(Row row) {
-        return row.backend().isEmpty() ? row.entry().label() : row.entry().label() + " [" + row.backend() + "]";
+        return variant(row.entry(), row.backend());
+    }
+
+    /** @return a benchmark's label, with its Ferrite backend in brackets ("" for a peer: none) */
+    static String variant(Entry entry, String backend) {
+        return backend.isEmpty() ? entry.label() : entry.label() + " [" + backend + "]";
+    }
+
+    /** @return {@link #variant(Entry, String)}, in bold and marked when the entry is its group's baseline */
+    static String markedVariant(Entry entry, String backend) {
+        String v = variant(entry, backend);
+        return entry.baseline() ? "**" + v + "** (baseline)" : v;
     }
 
     // Ratios span 1/100,000 (mapped against stream read-modify-write) to 10: three significant digits.
@@ -194,7 +205,7 @@ public final class Report {
         for (Row row : rows) {
             double itemsPer = row.score() / row.perItem();
             md.append("| ").append(row.entry().experiment()).append(" | ").append(operation(row)).append(" | ")
-                    .append(row.entry().baseline() ? "**" + variant(row) + "** (baseline)" : variant(row)).append(" | ")
+                    .append(markedVariant(row.entry(), row.backend())).append(" | ")
                     .append(fmt(row.perItem())).append(' ').append(perItemUnit(row)).append(" | ")
                     .append(Double.isNaN(row.min()) ? "–" : fmt(row.min()) + "–" + fmt(row.max())).append(" | ")
                     .append(Double.isNaN(row.min()) ? "–" : fmt(row.score() / itemsPer) + " ± "
