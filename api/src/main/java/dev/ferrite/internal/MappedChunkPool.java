@@ -10,6 +10,7 @@ import dev.ferrite.Segment;
 import dev.ferrite.internal.pool.PoolLayout;
 import dev.ferrite.internal.pool.PoolStore;
 import dev.ferrite.spi.MemoryBackend;
+import java.io.UncheckedIOException;
 import java.nio.MappedByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -366,8 +367,13 @@ public final class MappedChunkPool implements ChunkPool {
     @Override
     public void force() {
         operate(() -> {
-            if (spec.kind() != PoolSpec.Kind.ANONYMOUS) {
-                store.force();
+            if (spec.kind() != PoolSpec.Kind.ANONYMOUS && !store.isReadOnly()) {
+                try {
+                    store.force();
+                    poolAccess.force(); // a backend's own mapping of the data (ffm's) is not the store's
+                } catch (UncheckedIOException e) {
+                    throw new FerriteException("cannot write " + spec.describe() + " to its file: " + e.getCause(), e);
+                }
             }
             return null;
         });

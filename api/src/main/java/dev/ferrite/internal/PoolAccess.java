@@ -28,6 +28,17 @@ public interface PoolAccess {
     AbstractSegment newHandle(SegmentMemory memory);
 
     /**
+     * Writes to the file what the backend's own mappings of the pool's data changed, for a pool
+     * whose data the backend maps itself rather than through the store's extent mappings (which
+     * the store forces). Called by {@code ChunkPool.force()} of a file or shm pool opened for
+     * writing, after the store's mappings were forced, while the pool is open.
+     *
+     * @throws java.io.UncheckedIOException if the system cannot write the pages
+     */
+    default void force() {
+    }
+
+    /**
      * Lets go of the pool's memory as it closes, after every operation on the pool has finished
      * and every handle was marked closed. The bookkeeping mappings are touched by nothing any
      * more. The extents may still be: when {@code handlesWereOpen}, another thread may be in the

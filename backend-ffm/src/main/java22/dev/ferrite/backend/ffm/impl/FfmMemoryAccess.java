@@ -70,6 +70,12 @@ public final class FfmMemoryAccess implements MemoryAccess {
                 return new FfmSegment(memory);
             }
 
+            /** The data region is this mapping, not the store's extents: msync it. */
+            @Override
+            public void force() {
+                data.force();
+            }
+
             @Override
             public void release(List<MappedByteBuffer> bookkeeping, List<MappedByteBuffer> extents,
                     boolean handlesWereOpen) {
