@@ -633,6 +633,20 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
         return store.maxValue;
     }
 
+    /**
+     * Writes what this process changed in the map's pool to its file or shm pool ({@code msync}):
+     * every write that returned before the call then survives a power loss or an operating system
+     * crash, not only a crash of the process (which a returned write always survives). Blocks
+     * until the pages are on the device; costs in proportion to the pages written since the last
+     * force. A no-op for a process-local map. Thread-safe.
+     *
+     * @throws FerriteException if the map is closed or the system cannot write the pages
+     */
+    public void force() {
+        store.checkOpen();
+        store.pool.force();
+    }
+
     /** @return the pool holding the map */
     public ChunkPool pool() {
         return store.pool;
