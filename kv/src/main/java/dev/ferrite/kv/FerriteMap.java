@@ -634,9 +634,10 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
     }
 
     /**
-     * Writes what this process changed in the map's pool to its file or shm pool ({@code msync}):
-     * every write that returned before the call then survives a power loss or an operating system
-     * crash, not only a crash of the process (which a returned write always survives). Blocks
+     * Writes the changed pages of the map's pool, whichever process changed them, to its file
+     * ({@code msync}): every write that returned before the call then survives a power loss or an
+     * operating system crash, not only a crash of the process (which a returned write always
+     * survives; a shm pool lives in RAM and survives neither). Blocks
      * until the pages are on the device; costs in proportion to the pages written since the last
      * force. A no-op for a process-local map. Thread-safe.
      *
