@@ -7,7 +7,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -21,13 +20,12 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 class MapForceTest {
 
-    private static final Path SMAPS = Path.of("/proc/self/smaps");
     private static final int ENTRIES = 4000;
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.ferrite.kv.MapTargets#backends")
     void forceLeavesNoDirtyPageOfTheMapFile(String backend, @TempDir Path dir) throws Exception {
-        assumeTrue(Files.isReadable(SMAPS), "needs Linux's /proc/self/smaps");
+        assumeTrue(DirtyPages.readable(), "needs Linux's /proc/self/smaps");
         assumeTrue(Ferrite.backend(backend).supports(PoolSpec.Kind.FILE), () -> backend + " makes no file pools");
         FerriteMapBuilder<Integer, byte[]> b = MapTargets.place(FerriteMap.builder(Codec.int32(), Codec.bytes()),
                 backend, MapTargets.Kind.FILE, dir);
@@ -42,12 +40,12 @@ class MapForceTest {
                 for (int i = 0; i < ENTRIES; i++) {
                     map.put(i, new byte[1000 + round]);
                 }
-                written = DirtyPages.kilobytes(SMAPS, file);
+                written = DirtyPages.kilobytes(file);
                 if (written < ENTRIES / 2) {
                     continue; // the kernel wrote pages back already: this round tells nothing
                 }
                 map.force();
-                dirty = DirtyPages.kilobytes(SMAPS, file);
+                dirty = DirtyPages.kilobytes(file);
                 if (dirty <= written / 8) {
                     assertEquals(ENTRIES, map.size());
                     return;

@@ -11,22 +11,27 @@ import java.util.regex.Pattern;
  */
 public final class DirtyPages {
 
+    private static final Path SMAPS = Path.of("/proc/self/smaps");
     /** A mapping's first line: {@code start-end perms offset dev inode path}. */
     private static final Pattern MAPPING = Pattern.compile("^[0-9a-f]+-[0-9a-f]+ .*");
 
     private DirtyPages() {
     }
 
+    /** @return whether this system tells (Linux's {@code /proc/self/smaps} is readable) */
+    public static boolean readable() {
+        return Files.isReadable(SMAPS);
+    }
+
     /**
-     * @param smaps the smaps file, {@code /proc/self/smaps}
-     * @param file  the mapped file's real path
+     * @param file the mapped file's real path
      * @return kilobytes of the file's pages that this process's mappings hold dirty (shared and private)
      * @throws IOException if smaps cannot be read
      */
-    public static long kilobytes(Path smaps, String file) throws IOException {
+    public static long kilobytes(String file) throws IOException {
         long kb = 0;
         boolean inFile = false;
-        for (String line : Files.readAllLines(smaps)) {
+        for (String line : Files.readAllLines(SMAPS)) {
             if (MAPPING.matcher(line).matches()) {
                 inFile = line.endsWith(" " + file);
             } else if (inFile && (line.startsWith("Shared_Dirty:") || line.startsWith("Private_Dirty:"))) {

@@ -56,8 +56,7 @@ public interface PersistentPoolContract extends BackendFixture {
     @ParameterizedTest
     @EnumSource(value = PoolSpec.Kind.class, names = {"FILE"})
     default void forceLeavesNoDirtyPageOfTheFile(PoolSpec.Kind kind, @TempDir Path dir) throws Exception {
-        Path smaps = Path.of("/proc/self/smaps");
-        assumeTrue(Files.isReadable(smaps), "needs Linux's /proc/self/smaps");
+        assumeTrue(DirtyPages.readable(), "needs Linux's /proc/self/smaps");
         PoolSpec spec = spec(kind, dir).chunkSize(CHUNK).capacity(4096 * CHUNK).build();
         long bytes = 2048 * CHUNK;
         try (TestPool tp = pool(spec); Segment s = tp.pool().allocate(bytes)) {
@@ -71,12 +70,12 @@ public interface PersistentPoolContract extends BackendFixture {
                 for (long off = 0; off < bytes; off += CHUNK) {
                     s.putLong(off, off + round + 1);
                 }
-                before = DirtyPages.kilobytes(smaps, file);
+                before = DirtyPages.kilobytes(file);
                 if (before < bytes / 1024) {
                     continue; // the kernel wrote some back already: this round tells nothing
                 }
                 tp.pool().force();
-                after = DirtyPages.kilobytes(smaps, file);
+                after = DirtyPages.kilobytes(file);
                 if (after <= bytes / 1024 / 8) {
                     return;
                 }

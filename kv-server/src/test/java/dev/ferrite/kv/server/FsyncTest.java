@@ -8,7 +8,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
 
@@ -20,12 +19,11 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * {@code --fsync always} means what it says on every backend: once a write's reply is out, none of
  * the database file's pages the server changed is still dirty in its mappings, so a power loss
  * cannot take the write (Linux's {@code /proc/self/smaps} tells; the server runs in this JVM). On
- * {@code ffm} the pool's {@code force()} once left the data region out, and 8 MiB of written pages
- * stayed dirty after it.
+ * {@code ffm} the pool's {@code force()} once left the data region out: 232 MB of the file stayed
+ * dirty after 2,000 acknowledged SETs.
  */
 class FsyncTest {
 
-    private static final Path SMAPS = Path.of("/proc/self/smaps");
 
     static Stream<String> fileBackends() {
         return Ferrite.backends().stream()
@@ -36,7 +34,7 @@ class FsyncTest {
     @ParameterizedTest
     @MethodSource("fileBackends")
     void fsyncAlwaysLeavesNoDirtyPageBehindAnAcknowledgedWrite(String backend, @TempDir Path data) throws Exception {
-        assumeTrue(Files.isReadable(SMAPS), "needs Linux's /proc/self/smaps");
+        assumeTrue(DirtyPages.readable(), "needs Linux's /proc/self/smaps");
         try (KvServer server = KvServer.builder().port(0).httpPort(-1).dataDirectory(data).backend(backend)
                 .fsync(FsyncPolicy.ALWAYS).start();
              RespClient c = new RespClient(server.port())) {
@@ -51,7 +49,7 @@ class FsyncTest {
                     assertEquals("OK", c.call("SET", "key:" + i, value + round));
                 }
                 file = data.resolve("db0.ferrite").toRealPath().toString();
-                dirty = DirtyPages.kilobytes(SMAPS, file);
+                dirty = DirtyPages.kilobytes(file);
                 if (dirty <= 256) {
                     return;
                 }
