@@ -1,6 +1,5 @@
 package dev.ferrite.kv.server;
 
-import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 
@@ -93,43 +92,5 @@ final class Args {
             v = -v;
         }
         return v;
-    }
-
-    /**
-     * Parses a float as Redis's {@code string2ld}: decimal or exponent notation, "inf" allowed;
-     * no spaces, no NaN.
-     *
-     * @return the value, or null if the bytes are not such a number
-     */
-    static Double parseDouble(byte[] b) {
-        if (b.length == 0 || b.length > 5120) {
-            return null;
-        }
-        String s = new String(b, StandardCharsets.ISO_8859_1);
-        String l = s.toLowerCase(Locale.ROOT);
-        if (l.equals("inf") || l.equals("+inf") || l.equals("infinity") || l.equals("+infinity")) {
-            return Double.POSITIVE_INFINITY;
-        }
-        if (l.equals("-inf") || l.equals("-infinity")) {
-            return Double.NEGATIVE_INFINITY;
-        }
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (!(c >= '0' && c <= '9' || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E')) {
-                return null; // refuses spaces, hex floats, "NaN", the 'd'/'f' suffixes Java accepts
-            }
-        }
-        try {
-            double d = Double.parseDouble(s);
-            return Double.isNaN(d) ? null : d;
-        } catch (NumberFormatException e) {
-            return null;
-        }
-    }
-
-    /** @return a double as Redis prints INCRBYFLOAT's result: plain decimal, no exponent, no trailing zeros */
-    static String formatDouble(double d) {
-        String plain = new BigDecimal(Double.toString(d)).stripTrailingZeros().toPlainString();
-        return plain.equals("-0") ? "0" : plain;
     }
 }

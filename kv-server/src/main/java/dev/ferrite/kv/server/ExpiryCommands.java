@@ -3,7 +3,7 @@ package dev.ferrite.kv.server;
 import io.netty.handler.codec.redis.RedisMessage;
 
 /**
- * Expiry: EXPIRE PEXPIRE EXPIREAT PEXPIREAT TTL PTTL PERSIST. The expiry lives in the stored value
+ * Expiry: EXPIRE PEXPIRE EXPIREAT PEXPIREAT (with Redis 7's NX XX GT LT) TTL PTTL PERSIST. The expiry lives in the stored value
  * ({@link ValueLayout}), so it survives a restart; a key whose time has come is never returned and
  * is removed when met (and by {@link ExpiryReaper} in the background). Stateless.
  */
@@ -15,10 +15,10 @@ final class ExpiryCommands {
     static void register(CommandTable.Registry r) {
         r.add("ttl", 2, (c, s, a) -> ttl(c, s, a[1], false));
         r.add("pttl", 2, (c, s, a) -> ttl(c, s, a[1], true));
-        r.add("expire", 3, (c, s, a) -> expire(c, s, a, 1000, false));
-        r.add("pexpire", 3, (c, s, a) -> expire(c, s, a, 1, false));
-        r.add("expireat", 3, (c, s, a) -> expire(c, s, a, 1000, true));
-        r.add("pexpireat", 3, (c, s, a) -> expire(c, s, a, 1, true));
+        r.add("expire", -3, (c, s, a) -> expire(c, s, a, 1000, false));
+        r.add("pexpire", -3, (c, s, a) -> expire(c, s, a, 1, false));
+        r.add("expireat", -3, (c, s, a) -> expire(c, s, a, 1000, true));
+        r.add("pexpireat", -3, (c, s, a) -> expire(c, s, a, 1, true));
         r.add("persist", 2, ExpiryCommands::persist);
     }
 
@@ -35,7 +35,40 @@ final class ExpiryCommands {
         return Replies.integer(millis ? left : (left + 500) / 1000);
     }
 
+    /** EXPIRE's options (Redis 7): NX, XX, GT, LT, as bits. */
+    private static final int NX = 1;
+    private static final int XX = 2;
+    private static final int GT = 4;
+    private static final int LT = 8;
+    private static final RedisMessage NX_CONFLICT =
+            Replies.error("ERR NX and XX, GT or LT options at the same time are not compatible");
+    private static final RedisMessage GT_LT_CONFLICT =
+            Replies.error("ERR GT and LT options at the same time are not compatible");
+
+    /**
+     * EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT key time [NX | XX | GT | LT], checked in Redis's order:
+     * the options, the number, its range; then, on a live key, the condition (no expiry counts as
+     * an infinite one: GT never holds for it, LT always does). A time already past deletes the key.
+     */
     private static RedisMessage expire(ServerContext c, ClientSession s, byte[][] a, long unitMillis, boolean absolute) {
+        int flags = 0;
+        for (int i = 3; i < a.length; i++) {
+            switch (Args.lower(a[i])) {
+                case "nx" -> flags |= NX;
+                case "xx" -> flags |= XX;
+                case "gt" -> flags |= GT;
+                case "lt" -> flags |= LT;
+                default -> {
+                    return Replies.error("ERR Unsupported option " + Replies.printable(a[i], 128));
+                }
+            }
+        }
+        if ((flags & NX) != 0 && (flags & (XX | GT | LT)) != 0) {
+            return NX_CONFLICT;
+        }
+        if ((flags & (GT | LT)) == (GT | LT)) {
+            return GT_LT_CONFLICT;
+        }
         Long n = Args.parseLong(a[2]);
         if (n == null) {
             return Replies.NOT_INTEGER;
@@ -46,17 +79,21 @@ final class ExpiryCommands {
             return Replies.invalidExpire(name);
         }
         long ms = n * unitMillis;
-        if (!absolute && (ms > 0 && ms > Long.MAX_VALUE - now)) {
+        if (!absolute && ms > Long.MAX_VALUE - now) {
             return Replies.invalidExpire(name);
         }
         long at = absolute ? ms : now + ms;
-        boolean[] found = {false};
+        int conditions = flags;
+        boolean[] changed = {false};
         c.databases.get(s.db).computeIfPresent(a[1], (k, stored) -> {
             Keyspace.check(k, stored);
             if (Keyspace.liveAt(stored, now) == null) {
                 return null;
             }
-            found[0] = true;
+            if (!conditionHolds(conditions, ValueLayout.expireAt(stored), at)) {
+                return stored;
+            }
+            changed[0] = true;
             if (at <= now) {
                 return null; // an expiry in the past deletes the key, as in Redis
             }
@@ -64,7 +101,19 @@ final class ExpiryCommands {
             ValueLayout.putLong(copy, ValueLayout.EXPIRE_AT, at);
             return copy;
         });
-        return Replies.integer(found[0] ? 1 : 0);
+        return Replies.integer(changed[0] ? 1 : 0);
+    }
+
+    /** @return whether EXPIRE's options allow the change from the current expiry to {@code at} */
+    private static boolean conditionHolds(int flags, long current, long at) {
+        boolean none = current == ValueLayout.NO_EXPIRY;
+        if ((flags & NX) != 0 && !none || (flags & XX) != 0 && none) {
+            return false;
+        }
+        if ((flags & GT) != 0 && (none || at <= current)) {
+            return false;
+        }
+        return (flags & LT) == 0 || none || at < current;
     }
 
     private static RedisMessage persist(ServerContext c, ClientSession s, byte[][] a) {

@@ -26,10 +26,16 @@ final class ServerCommands {
         r.add("time", 1, (c, s, a) -> time());
         r.add("dbsize", 1, (c, s, a) -> Replies.integer(c.databases.get(s.db).longSize()));
         r.add("flushdb", -1, (c, s, a) -> {
+            if (!flushArgumentsValid(a)) {
+                return Replies.SYNTAX;
+            }
             c.databases.get(s.db).clear();
             return Replies.OK;
         });
         r.add("flushall", -1, (c, s, a) -> {
+            if (!flushArgumentsValid(a)) {
+                return Replies.SYNTAX;
+            }
             for (int i = 0; i < Databases.COUNT; i++) {
                 FerriteMap<byte[], byte[]> db = c.databases.ifOpen(i); // every database that exists is open
                 if (db != null) {
@@ -43,18 +49,39 @@ final class ServerCommands {
         r.add("info", -1, ServerCommands::info);
     }
 
+    /**
+     * @return whether FLUSHDB's or FLUSHALL's arguments are none, or SYNC or ASYNC alone (both flush
+     *         at once here: the map's clear is quick)
+     */
+    private static boolean flushArgumentsValid(byte[][] a) {
+        return a.length == 1 || a.length == 2 && (Args.lower(a[1]).equals("sync") || Args.lower(a[1]).equals("async"));
+    }
+
     private static RedisMessage time() {
         Instant now = Instant.now();
         return Replies.array(List.of(Replies.bulk(Long.toString(now.getEpochSecond())),
                 Replies.bulk(Long.toString(now.getNano() / 1000))));
     }
 
+    /**
+     * COMMAND [COUNT | DOCS | INFO | LIST ...]: the count; for the others no details (an empty
+     * array is a valid answer: redis-cli asks COMMAND DOCS on connect for its hints). Another
+     * subcommand gets Redis's unknown-subcommand error.
+     */
     private static RedisMessage command(ServerContext c, ClientSession s, byte[][] a) {
-        if (a.length >= 2 && Args.lower(a[1]).equals("count")) {
-            return Replies.integer(CommandTable.count());
+        if (a.length == 1) {
+            return Replies.array(List.of());
         }
-        // COMMAND and COMMAND DOCS: redis-cli asks on connect for hints; none is a valid answer.
-        return Replies.array(List.of());
+        switch (Args.lower(a[1])) {
+            case "count":
+                return a.length == 2 ? Replies.integer(CommandTable.count()) : Replies.arity("command|count");
+            case "docs":
+            case "info":
+            case "list":
+                return Replies.array(List.of());
+            default:
+                return Replies.error("ERR unknown subcommand '" + Replies.printable(a[1], 64) + "'. Try COMMAND HELP.");
+        }
     }
 
     private static RedisMessage config(ServerContext c, ClientSession s, byte[][] a) {

@@ -5,9 +5,12 @@ import dev.ferrite.kv.FerriteMap;
 import dev.ferrite.kv.ValueUpdater;
 import io.netty.handler.codec.redis.RedisMessage;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The string commands: GET SET (EX PX EXAT PXAT NX XX GET KEEPTTL) SETNX SETEX PSETEX GETSET
@@ -19,6 +22,8 @@ import java.util.List;
 final class StringCommands {
 
     private static final RedisMessage NOT_FLOAT = Replies.error("ERR value is not a valid float");
+    private static final byte[] ZERO_TEXT = {'0'};
+    private static final RedisMessage DECREMENT_OVERFLOW = Replies.error("ERR decrement would overflow");
     /** What INCR and DECR store for an absent key (the map copies it; never changed here). */
     private static final byte[] STORED_ONE = counter(1);
     private static final byte[] STORED_MINUS_ONE = counter(-1);
@@ -65,54 +70,27 @@ final class StringCommands {
     }
 
     private static RedisMessage set(ServerContext c, ClientSession s, byte[][] a) {
-        Keyspace.Condition condition = Keyspace.Condition.ALWAYS;
-        boolean get = false;
-        boolean keepTtl = false;
-        long expireAt = ValueLayout.NO_EXPIRY;
-        boolean expirySet = false;
-        for (int i = 3; i < a.length; i++) {
-            String opt = Args.lower(a[i]);
-            switch (opt) {
-                case "nx":
-                case "xx":
-                    if (condition != Keyspace.Condition.ALWAYS) {
-                        return Replies.SYNTAX;
-                    }
-                    condition = opt.equals("nx") ? Keyspace.Condition.NX : Keyspace.Condition.XX;
-                    break;
-                case "get":
-                    get = true;
-                    break;
-                case "keepttl":
-                    if (expirySet) {
-                        return Replies.SYNTAX;
-                    }
-                    keepTtl = true;
-                    break;
-                case "ex":
-                case "px":
-                case "exat":
-                case "pxat":
-                    if (i + 1 >= a.length || expirySet || keepTtl) {
-                        return Replies.SYNTAX;
-                    }
-                    Long n = Args.parseLong(a[++i]);
-                    if (n == null) {
-                        return Replies.NOT_INTEGER;
-                    }
-                    Long at = expiry(opt, n, System.currentTimeMillis());
-                    if (at == null) {
-                        return Replies.invalidExpire("set");
-                    }
-                    expireAt = at;
-                    expirySet = true;
-                    break;
-                default:
-                    return Replies.SYNTAX;
-            }
+        StringOptions options = StringOptions.parse(a, 3, true);
+        if (options == null) {
+            return Replies.SYNTAX;
         }
+        long expireAt = ValueLayout.NO_EXPIRY;
+        if (options.expiryUnit != null) {
+            Long n = Args.parseLong(options.expiry);
+            if (n == null) {
+                return Replies.NOT_INTEGER;
+            }
+            Long at = expiry(options.expiryUnit, n, System.currentTimeMillis());
+            if (at == null) {
+                return Replies.invalidExpire("set");
+            }
+            expireAt = at;
+        }
+        boolean get = options.has(StringOptions.GET);
+        Keyspace.Condition condition = options.has(StringOptions.NX) ? Keyspace.Condition.NX
+                : options.has(StringOptions.XX) ? Keyspace.Condition.XX : Keyspace.Condition.ALWAYS;
         byte[][] old = get ? new byte[1][] : null;
-        boolean written = c.keyspace(s).store(a[1], a[2], condition, expireAt, keepTtl, old);
+        boolean written = c.keyspace(s).store(a[1], a[2], condition, expireAt, options.has(StringOptions.KEEPTTL), old);
         if (get) {
             return data(old[0]);
         }
@@ -152,33 +130,35 @@ final class StringCommands {
         return Replies.OK;
     }
 
-    /** GETEX key [EX s | PX ms | EXAT s | PXAT ms | PERSIST]: the value, its expiry changed. */
+    /**
+     * GETEX key [EX s | PX ms | EXAT s | PXAT ms | PERSIST]: the value, its expiry changed. As in
+     * Redis, the options are parsed first, a missing key answers nil before the time is checked, and
+     * a time already past deletes the key (its value is still the reply).
+     */
     private static RedisMessage getEx(ServerContext c, ClientSession s, byte[][] a) {
-        long now = System.currentTimeMillis();
-        Long at = null; // null: expiry unchanged
-        if (a.length > 2) {
-            String opt = Args.lower(a[2]);
-            if (opt.equals("persist") && a.length == 3) {
-                at = ValueLayout.NO_EXPIRY;
-            } else if ((opt.equals("ex") || opt.equals("px") || opt.equals("exat") || opt.equals("pxat"))
-                    && a.length == 4) {
-                Long n = Args.parseLong(a[3]);
-                if (n == null) {
-                    return Replies.NOT_INTEGER;
-                }
-                at = expiry(opt, n, now);
-                if (at == null) {
-                    return Replies.invalidExpire("getex");
-                }
-            } else {
-                return Replies.SYNTAX;
-            }
+        StringOptions options = StringOptions.parse(a, 2, false);
+        if (options == null) {
+            return Replies.SYNTAX;
         }
         Keyspace ks = c.keyspace(s);
-        if (at == null) {
-            return data(ks.live(a[1]));
+        long now = System.currentTimeMillis();
+        byte[] live = ks.live(a[1]);
+        if (live == null || !options.has(StringOptions.PERSIST) && options.expiryUnit == null) {
+            return data(live);
         }
-        long newAt = at;
+        long newAt = ValueLayout.NO_EXPIRY;
+        if (options.expiryUnit != null) {
+            Long n = Args.parseLong(options.expiry);
+            if (n == null) {
+                return Replies.NOT_INTEGER;
+            }
+            Long at = expiry(options.expiryUnit, n, now);
+            if (at == null) {
+                return Replies.invalidExpire("getex");
+            }
+            newAt = at;
+        }
+        long expireAt = newAt;
         byte[][] value = {null};
         ks.map().computeIfPresent(a[1], (k, stored) -> {
             Keyspace.check(k, stored);
@@ -187,11 +167,14 @@ final class StringCommands {
                 return null;
             }
             value[0] = current;
-            if (ValueLayout.expireAt(current) == newAt) {
+            if (expireAt != ValueLayout.NO_EXPIRY && expireAt <= now) {
+                return null; // an EXAT or PXAT already past deletes the key, as in Redis
+            }
+            if (ValueLayout.expireAt(current) == expireAt) {
                 return current;
             }
             byte[] copy = current.clone();
-            ValueLayout.putLong(copy, ValueLayout.EXPIRE_AT, newAt);
+            ValueLayout.putLong(copy, ValueLayout.EXPIRE_AT, expireAt);
             return copy;
         });
         return data(value[0]);
@@ -220,22 +203,25 @@ final class StringCommands {
     /**
      * MSETNX: sets every key if none exists. Each key is set only if absent; if one turns out to
      * exist, the keys this call already set are removed again (if no one changed them since), so
-     * the outcome is all or none, though a reader may glimpse the first keys meanwhile.
+     * the outcome is all or none, though a reader may glimpse the first keys meanwhile. A key named
+     * twice takes its last value, as in Redis.
      */
     private static RedisMessage msetNx(ServerContext c, ClientSession s, byte[][] a) {
         if (a.length % 2 == 0) {
             return Replies.arity("msetnx");
         }
         Keyspace ks = c.keyspace(s);
+        Map<ByteBuffer, byte[]> pairs = new LinkedHashMap<>();
         for (int i = 1; i < a.length; i += 2) {
             if (ks.live(a[i]) != null) {
                 return Replies.ZERO;
             }
+            pairs.put(ByteBuffer.wrap(a[i]), a[i + 1]);
         }
         List<byte[][]> done = new ArrayList<>();
-        for (int i = 1; i < a.length; i += 2) {
-            byte[] stored = ValueLayout.encode(ValueLayout.NO_EXPIRY, a[i + 1]);
-            byte[] key = a[i];
+        for (Map.Entry<ByteBuffer, byte[]> pair : pairs.entrySet()) {
+            byte[] stored = ValueLayout.encode(ValueLayout.NO_EXPIRY, pair.getValue());
+            byte[] key = pair.getKey().array();
             boolean[] written = {false};
             ks.map().compute(key, (k, old) -> {
                 if (Keyspace.liveAt(old, System.currentTimeMillis()) != null) {
@@ -257,8 +243,11 @@ final class StringCommands {
 
     private static RedisMessage byAmount(ServerContext c, ClientSession s, byte[][] a, boolean negate) {
         Long n = Args.parseLong(a[2]);
-        if (n == null || negate && n == Long.MIN_VALUE) {
+        if (n == null) {
             return Replies.NOT_INTEGER;
+        }
+        if (negate && n == Long.MIN_VALUE) {
+            return DECREMENT_OVERFLOW; // its negation does not fit
         }
         return incrBy(c, s, a[1], negate ? -n : n);
     }
@@ -363,11 +352,12 @@ final class StringCommands {
         }
     }
 
+    /**
+     * INCRBYFLOAT in Redis's {@code long double} arithmetic ({@link LongDouble}): the stored value is
+     * read first, then the increment, as Redis does, so a bad stored value is reported even when
+     * the increment is bad too.
+     */
     private static RedisMessage incrByFloat(ServerContext c, ClientSession s, byte[][] a) {
-        Double delta = Args.parseDouble(a[2]);
-        if (delta == null) {
-            return NOT_FLOAT;
-        }
         long now = System.currentTimeMillis();
         RedisMessage[] reply = {null};
         c.databases.get(s.db).compute(a[1], (k, stored) -> {
@@ -375,21 +365,18 @@ final class StringCommands {
                 Keyspace.check(k, stored);
             }
             byte[] current = Keyspace.liveAt(stored, now);
-            double value = 0;
-            if (current != null) {
-                Double parsed = Args.parseDouble(ValueLayout.data(current));
-                if (parsed == null) {
-                    reply[0] = NOT_FLOAT;
-                    return current;
-                }
-                value = parsed;
+            LongDouble.Value value = current == null ? LongDouble.parse(ZERO_TEXT) : LongDouble.parse(ValueLayout.data(current));
+            LongDouble.Value delta = value == null ? null : LongDouble.parse(a[2]);
+            if (delta == null) {
+                reply[0] = NOT_FLOAT;
+                return current;
             }
-            double next = value + delta;
-            if (Double.isNaN(next) || Double.isInfinite(next)) {
+            LongDouble.Value next = LongDouble.add(value, delta);
+            if (next.infinite()) {
                 reply[0] = Replies.error("ERR increment would produce NaN or Infinity");
                 return current;
             }
-            byte[] text = Args.formatDouble(next).getBytes(StandardCharsets.US_ASCII);
+            byte[] text = LongDouble.format(next.value()).getBytes(StandardCharsets.US_ASCII);
             reply[0] = Replies.bulk(text);
             return ValueLayout.encode(current == null ? ValueLayout.NO_EXPIRY : ValueLayout.expireAt(current), text);
         });

@@ -1,0 +1,339 @@
+package dev.ferrite.kv.server;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Objects;
+import java.util.Random;
+import java.util.function.Supplier;
+import java.util.stream.LongStream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The server against a real {@code redis-server}, the reference its replies must match: the same
+ * commands go to both, and every reply must be the same (errors to the letter). Two sources of
+ * commands: a catalogue of edge cases ({@code redis-edge-cases.txt}: arity, options and their
+ * conflicts, overflows, floats, ranges, expiry options) and seeded random sequences over a few keys
+ * that mix every string and expiry command with valid and invalid arguments, so the two keyspaces
+ * must also stay the same. Only what Redis leaves open is compared loosely: the order of
+ * {@code KEYS}, and a remaining time to live, which may differ by the time between the two calls.
+ *
+ * <p>Relative expiries in the random sequences are either at most 0 (the key goes at once) or at
+ * least 1,000 seconds, so no key expires between the two servers' calls. Run with
+ * {@code -Dferrite.test.redisSeeds=N} to try N sequences instead of 16.
+ */
+class RedisDifferentialTest {
+
+    @TempDir
+    static Path dir;
+
+    private static RealRedis redis;
+    private static KvServer ferrite;
+
+    @BeforeAll
+    static void start() throws Exception {
+        redis = RealRedis.start(dir);
+        ferrite = KvServer.builder().port(0).dataDirectory(dir.resolve("ferrite")).start();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (ferrite != null) {
+            ferrite.close();
+        }
+        if (redis != null) {
+            redis.close();
+        }
+    }
+
+    @Test
+    void edgeCasesAnswerAsRedisDoes() throws Exception {
+        List<String> mismatches = new ArrayList<>();
+        int lines = 0;
+        try (RespClient r = new RespClient(redis.port()); RespClient f = new RespClient(ferrite.port());
+             BufferedReader catalogue = new BufferedReader(new InputStreamReader(Objects.requireNonNull(
+                     getClass().getResourceAsStream("redis-edge-cases.txt"), "redis-edge-cases.txt"),
+                     StandardCharsets.UTF_8))) {
+            r.call("FLUSHALL");
+            f.call("FLUSHALL");
+            for (String line; (line = catalogue.readLine()) != null; ) {
+                line = line.strip();
+                if (line.isEmpty() || line.startsWith("#")) {
+                    continue;
+                }
+                lines++;
+                String[] command = split(line);
+                Object expected = normalized(command, r.call(command));
+                Object actual = normalized(command, f.call(command));
+                if (!sameReply(command, expected, actual)) {
+                    mismatches.add(line + "\n    redis:   " + expected + "\n    ferrite: " + actual);
+                }
+            }
+        }
+        assertTrue(lines > 200, "the catalogue was read: " + lines + " commands");
+        assertTrue(mismatches.isEmpty(), mismatches.size() + " of " + lines + " replies differ from Redis's:\n"
+                + String.join("\n", mismatches));
+    }
+
+    /** Seeds 1 to {@code ferrite.test.redisSeeds} (16 unless set: a longer search runs with more). */
+    static LongStream seeds() {
+        return LongStream.rangeClosed(1, Long.getLong("ferrite.test.redisSeeds", 16));
+    }
+
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("seeds")
+    void randomCommandSequencesAnswerAsRedisDoes(long seed) throws Exception {
+        Commands commands = new Commands(new Random(seed));
+        Deque<String> recent = new ArrayDeque<>();
+        try (RespClient r = new RespClient(redis.port()); RespClient f = new RespClient(ferrite.port())) {
+            r.call("FLUSHALL");
+            f.call("FLUSHALL");
+            for (int i = 0; i < 2_000; i++) {
+                String[] command = commands.next();
+                Object expected = normalized(command, r.call(command));
+                Object actual = normalized(command, f.call(command));
+                recent.addLast(String.join(" ", quoted(command)) + "  ->  " + expected);
+                if (recent.size() > 12) {
+                    recent.removeFirst();
+                }
+                assertTrue(sameReply(command, expected, actual), () -> "seed " + seed + ": Ferrite answered "
+                        + actual + " where Redis answered " + expected + "; the last commands and Redis's replies:\n"
+                        + String.join("\n", recent));
+            }
+            // The keyspaces end alike too.
+            String[] keys = {"KEYS", "*"};
+            assertEquals(normalized(keys, r.call(keys)), normalized(keys, f.call(keys)), "seed " + seed);
+            for (String key : Commands.KEYS) {
+                assertEquals(r.call("GET", key), f.call("GET", key), "seed " + seed + ", key " + key);
+            }
+        }
+    }
+
+    /** KEYS replies sorted: Redis promises no order. */
+    private static Object normalized(String[] command, Object reply) {
+        if (command[0].equalsIgnoreCase("keys") && reply instanceof List<?> list) {
+            List<String> sorted = new ArrayList<>();
+            for (Object o : list) {
+                sorted.add((String) o);
+            }
+            sorted.sort(null);
+            return sorted;
+        }
+        return reply;
+    }
+
+    /** Equal, or, for a remaining time to live, equal within what the time between the calls allows. */
+    private static boolean sameReply(String[] command, Object expected, Object actual) {
+        String name = command[0].toLowerCase();
+        if ((name.equals("ttl") || name.equals("pttl")) && expected instanceof Long e && actual instanceof Long a
+                && e >= 0 && a >= 0) {
+            return Math.abs(e - a) <= (name.equals("ttl") ? 1 : 1_000);
+        }
+        return Objects.equals(expected, actual);
+    }
+
+    /** Splits a catalogue line at spaces; double quotes group (and may be empty), as redis-cli reads. */
+    static String[] split(String line) {
+        List<String> out = new ArrayList<>();
+        StringBuilder word = null;
+        boolean quoted = false;
+        for (int i = 0; i < line.length(); i++) {
+            char c = line.charAt(i);
+            if (quoted) {
+                if (c == '"') {
+                    quoted = false;
+                } else {
+                    word.append(c);
+                }
+            } else if (c == '"') {
+                quoted = true;
+                word = word == null ? new StringBuilder() : word;
+            } else if (c == ' ') {
+                if (word != null) {
+                    out.add(word.toString());
+                    word = null;
+                }
+            } else {
+                word = word == null ? new StringBuilder() : word;
+                word.append(c);
+            }
+        }
+        assertTrue(!quoted, "unclosed quote in: " + line);
+        if (word != null) {
+            out.add(word.toString());
+        }
+        assertNotNull(out.isEmpty() ? null : out, line);
+        return out.toArray(new String[0]);
+    }
+
+    private static List<String> quoted(String[] command) {
+        List<String> out = new ArrayList<>();
+        for (String a : command) {
+            out.add(a.isEmpty() || a.contains(" ") ? '"' + a + '"' : a);
+        }
+        return out;
+    }
+
+    /** Random commands over a few keys: every string and expiry command, valid and invalid arguments. */
+    private static final class Commands {
+        static final String[] KEYS = {"k1", "k2", "k3", "n", "f", "{tag}x", ""};
+        private static final String[] VALUES = {"0", "1", "-1", "10", "abc", "", "9223372036854775807",
+                "-9223372036854775808", "3.5", "1e3", " 1", "007", "hello world", "0.1", "-0", "+5", "1.", ".5",
+                "inf", "0x1f", "2.5e-3", "-7.25", "18446744073709551616"};
+        private static final String[] INTEGERS = {"0", "1", "-1", "5", "100", "-100", "9223372036854775807",
+                "-9223372036854775808", "abc", "1.5", "", "2147483648", "-2147483649", "99999999999", "+3", "007"};
+        private static final String[] FLOATS = {"0.1", "1.5", "-2.25", "1e2", "abc", "3", "-0.1", "1e-3", "5.0e3",
+                "0x10", "inf", "-inf", "1e400", ".5", "+1", "1.", " 1", "1e", "nan", "0.30000000000000004", "1e308",
+                "123456789.123456789"};
+        /** Relative expiries: at most 0 (the key goes at once), or far enough not to pass during a test. */
+        private static final String[] RELATIVE = {"100000", "0", "-5", "abc", "5000000", "9223372036854775807",
+                "-9223372036854775808", "1.5", "2000000000"};
+        /** Absolute expiries (seconds or milliseconds): long past, or in the year 2100. */
+        private static final String[] ABSOLUTE = {"1", "0", "-1", "4102444800", "4102444800000", "abc"};
+        /**
+         * SET's absolute expiries: none in the past that SET accepts, since SET stores such a key
+         * and each server drops it at a moment of its own (Redis when its expiry cycle samples
+         * it), so that DBSIZE would differ for a while.
+         */
+        private static final String[] SET_ABSOLUTE = {"0", "-1", "4102444800", "4102444800000", "abc"};
+        private static final String[] SET_OPTIONS = {"NX", "XX", "GET", "EX", "PX", "EXAT", "PXAT", "KEEPTTL",
+                "nx", "ex", "get", "FOO"};
+        private static final String[][] EXPIRE_OPTIONS = {{}, {}, {}, {"NX"}, {"XX"}, {"GT"}, {"LT"}, {"nx", "xx"},
+                {"GT", "LT"}, {"FOO"}, {"xx", "gt"}, {"lt", "lt"}};
+        /**
+         * The options of a relative EXPIRE: no GT or LT that can hold, since the same relative time
+         * given twice compares equal or not depending on whether a millisecond passed in between.
+         */
+        private static final String[][] RELATIVE_EXPIRE_OPTIONS = {{}, {}, {}, {"NX"}, {"XX"}, {"nx", "xx"},
+                {"GT", "LT"}, {"FOO"}, {"nx", "gt"}, {"xx", "xx"}};
+
+        private final Random rng;
+        private final List<Supplier<String[]>> generators = new ArrayList<>();
+
+        Commands(Random rng) {
+            this.rng = rng;
+            add(() -> concat(of("SET", key(), value()), setOptions()));
+            add(() -> of("GET", key()));
+            add(() -> of("INCR", key()));
+            add(() -> of("DECR", key()));
+            add(() -> of("INCRBY", key(), pick(INTEGERS)));
+            add(() -> of("DECRBY", key(), pick(INTEGERS)));
+            add(() -> of("INCRBYFLOAT", key(), pick(FLOATS)));
+            add(() -> of("INCRBYFLOAT", key(), pick(FLOATS)));
+            add(() -> of("APPEND", key(), value()));
+            add(() -> of("STRLEN", key()));
+            add(() -> of("GETRANGE", key(), pick(INTEGERS), pick(INTEGERS)));
+            add(() -> of("SETRANGE", key(), pick(new String[] {"0", "1", "5", "-1", "abc", "20"}), value()));
+            add(() -> of("SETNX", key(), value()));
+            add(() -> of("SETEX", key(), pick(RELATIVE), value()));
+            add(() -> of("PSETEX", key(), pick(RELATIVE), value()));
+            add(() -> of("GETSET", key(), value()));
+            add(() -> of("GETDEL", key()));
+            add(() -> concat(of("GETEX", key()), pick(new String[][] {{}, {"PERSIST"}, {"EX", pick(RELATIVE)},
+                    {"PX", pick(RELATIVE)}, {"EXAT", pick(ABSOLUTE)}, {"PXAT", pick(ABSOLUTE)}, {"FOO"}, {"EX"},
+                    {"persist", "persist"}, {"EX", "100000", "PERSIST"}})));
+            add(() -> concat(of("MGET"), keys(1 + rng.nextInt(4))));
+            add(() -> mset("MSET"));
+            add(() -> mset("MSETNX"));
+            add(() -> concat(of("DEL"), keys(1 + rng.nextInt(3))));
+            add(() -> concat(of("UNLINK"), keys(1 + rng.nextInt(3))));
+            add(() -> concat(of("EXISTS"), keys(1 + rng.nextInt(3))));
+            add(() -> of("TYPE", key()));
+            add(() -> concat(of(pick(new String[] {"EXPIRE", "PEXPIRE"}), key(), pick(RELATIVE)),
+                    pick(RELATIVE_EXPIRE_OPTIONS)));
+            add(() -> concat(of(pick(new String[] {"EXPIREAT", "PEXPIREAT"}), key(), pick(ABSOLUTE)),
+                    pick(EXPIRE_OPTIONS)));
+            add(() -> of("TTL", key()));
+            add(() -> of("PTTL", key()));
+            add(() -> of("PERSIST", key()));
+            add(() -> of("RENAME", key(), key()));
+            add(() -> of("RENAMENX", key(), key()));
+            add(() -> of("DBSIZE"));
+            add(() -> of("KEYS", pick(new String[] {"*", "k*", "?", "[kn]*", "{tag}*", "*\\**"})));
+            add(() -> of("ECHO", value()));
+        }
+
+        private void add(Supplier<String[]> generator) {
+            generators.add(generator);
+        }
+
+        String[] next() {
+            return generators.get(rng.nextInt(generators.size())).get();
+        }
+
+        private String key() {
+            return pick(KEYS);
+        }
+
+        private String[] keys(int n) {
+            String[] out = new String[n];
+            for (int i = 0; i < n; i++) {
+                out[i] = key();
+            }
+            return out;
+        }
+
+        private String value() {
+            return rng.nextInt(4) == 0 ? "x".repeat(rng.nextInt(40)) + rng.nextInt(100) : pick(VALUES);
+        }
+
+        private String[] setOptions() {
+            List<String> out = new ArrayList<>();
+            int n = rng.nextInt(4);
+            for (int i = 0; i < n; i++) {
+                String o = pick(SET_OPTIONS);
+                out.add(o);
+                String u = o.toUpperCase();
+                if ((u.equals("EX") || u.equals("PX")) && rng.nextInt(10) > 0) {
+                    out.add(pick(RELATIVE));
+                } else if ((u.equals("EXAT") || u.equals("PXAT")) && rng.nextInt(10) > 0) {
+                    out.add(pick(SET_ABSOLUTE));
+                }
+            }
+            return out.toArray(new String[0]);
+        }
+
+        private String[] mset(String name) {
+            List<String> out = new ArrayList<>(List.of(name));
+            int pairs = 1 + rng.nextInt(3);
+            for (int i = 0; i < pairs; i++) {
+                out.add(key());
+                out.add(value());
+            }
+            if (rng.nextInt(10) == 0) {
+                out.add(key()); // an odd count
+            }
+            return out.toArray(new String[0]);
+        }
+
+        private <T> T pick(T[] from) {
+            return from[rng.nextInt(from.length)];
+        }
+
+        private static String[] of(String... args) {
+            return args;
+        }
+
+        private static String[] concat(String[] a, String[] b) {
+            String[] out = new String[a.length + b.length];
+            System.arraycopy(a, 0, out, 0, a.length);
+            System.arraycopy(b, 0, out, a.length, b.length);
+            return out;
+        }
+    }
+}
