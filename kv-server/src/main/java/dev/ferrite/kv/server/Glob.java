@@ -2,7 +2,9 @@ package dev.ferrite.kv.server;
 
 /**
  * Redis's glob patterns ({@code stringmatchlen}), over bytes: {@code *} any run, {@code ?} one
- * byte, {@code [abc]}, {@code [^a-z]} classes, {@code \x} a literal x; everything else literal.
+ * byte, {@code [abc]}, {@code [^a-z]} classes, {@code \x} a literal x; everything else literal;
+ * Redis's quirks kept (see {@link #matches(byte[], byte[])} and the class ranges), since
+ * {@code RedisDifferentialTest} holds the replies to Redis's own.
  * Used by KEYS, SCAN MATCH and CONFIG GET. Iterative: no pattern can overflow the stack.
  */
 final class Glob {
@@ -16,8 +18,15 @@ final class Glob {
                 text.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
     }
 
-    /** @return whether {@code text} matches {@code pattern} as a whole */
+    /**
+     * @return whether {@code text} matches {@code pattern} as a whole. As in Redis, an empty text
+     *         matches only an empty pattern or a lone {@code *} (which KEYS and SCAN take for "every
+     *         key" before matching): not {@code **}, nor {@code ?*}.
+     */
     static boolean matches(byte[] pattern, byte[] text) {
+        if (text.length == 0) {
+            return pattern.length == 0 || pattern.length == 1 && pattern[0] == '*';
+        }
         int p = 0;
         int t = 0;
         int starP = -1;
@@ -67,18 +76,20 @@ final class Glob {
             i++;
         }
         boolean match = false;
-        int v = b & 0xFF;
+        // Bytes compare as C's signed char on x86-64, as in Redis: a range over 0x7F wraps below 0.
+        int v = b;
         while (i < pattern.length && pattern[i] != ']') {
             if (pattern[i] == '\\' && i + 1 < pattern.length) {
-                match |= (pattern[i + 1] & 0xFF) == v;
+                match |= pattern[i + 1] == v;
                 i += 2;
-            } else if (i + 2 < pattern.length && pattern[i + 1] == '-' && pattern[i + 2] != ']') {
-                int lo = pattern[i] & 0xFF;
-                int hi = pattern[i + 2] & 0xFF;
+            } else if (i + 2 < pattern.length && pattern[i + 1] == '-') {
+                // As Redis: any third byte ends the range, a ']' too ("[b-]x" is the range ']'..'b', then x).
+                int lo = pattern[i];
+                int hi = pattern[i + 2];
                 match |= v >= Math.min(lo, hi) && v <= Math.max(lo, hi);
                 i += 3;
             } else {
-                match |= (pattern[i] & 0xFF) == v;
+                match |= pattern[i] == v;
                 i++;
             }
         }

@@ -124,6 +124,35 @@ class RedisDifferentialTest {
         }
     }
 
+    /**
+     * KEYS with random glob patterns (stars, question marks, classes with ranges, negation and
+     * escapes, unclosed ones) over keys full of the same characters, bytes over 0x7F included.
+     */
+    @Test
+    void keysPatternsMatchAsRedisDoes() throws Exception {
+        String[] keys = {"", "a", "b", "ab", "abc", "abd", "aXc", "a*b", "a?b", "a[b", "a]b", "a\\b", "a-b", "a^b",
+                "a!b", "]", "[", "-", "^", "\\", "*", "?", "a\u00e9b", "\u00ff", "a]", "[a]", "^a", "a-", "b-a", "zz"};
+        String alphabet = "ab*?[]^-\\z\u00e9X";
+        Random rng = new Random(42);
+        try (RespClient r = new RespClient(redis.port()); RespClient f = new RespClient(ferrite.port())) {
+            r.call("FLUSHALL");
+            f.call("FLUSHALL");
+            for (String key : keys) {
+                assertEquals(r.call("SET", key, "1"), f.call("SET", key, "1"));
+            }
+            for (int i = 0; i < 3_000; i++) {
+                StringBuilder pattern = new StringBuilder();
+                int length = rng.nextInt(7);
+                for (int j = 0; j < length; j++) {
+                    pattern.append(alphabet.charAt(rng.nextInt(alphabet.length())));
+                }
+                String[] command = {"KEYS", pattern.toString()};
+                assertEquals(normalized(command, r.call(command)), normalized(command, f.call(command)),
+                        "KEYS " + pattern);
+            }
+        }
+    }
+
     /** KEYS replies sorted: Redis promises no order. */
     private static Object normalized(String[] command, Object reply) {
         if (command[0].equalsIgnoreCase("keys") && reply instanceof List<?> list) {
