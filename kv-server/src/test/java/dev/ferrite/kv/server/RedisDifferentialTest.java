@@ -105,8 +105,8 @@ class RedisDifferentialTest {
             f.call("FLUSHALL");
             for (int i = 0; i < 2_000; i++) {
                 String[] command = commands.next();
-                Object expected = normalized(command, r.call(command));
-                Object actual = normalized(command, f.call(command));
+                Object expected = normalized(command, call(r, command));
+                Object actual = normalized(command, call(f, command));
                 recent.addLast(String.join(" ", quoted(command)) + "  ->  " + expected);
                 if (recent.size() > 12) {
                     recent.removeFirst();
@@ -115,13 +115,45 @@ class RedisDifferentialTest {
                         + actual + " where Redis answered " + expected + "; the last commands and Redis's replies:\n"
                         + String.join("\n", recent));
             }
-            // The keyspaces end alike too.
+            // The keyspaces end alike too, in every database the sequence used.
             String[] keys = {"KEYS", "*"};
-            assertEquals(normalized(keys, r.call(keys)), normalized(keys, f.call(keys)), "seed " + seed);
-            for (String key : Commands.KEYS) {
-                assertEquals(r.call("GET", key), f.call("GET", key), "seed " + seed + ", key " + key);
+            for (String db : Commands.DATABASES) {
+                assertEquals(r.call("SELECT", db), f.call("SELECT", db));
+                assertEquals(normalized(keys, r.call(keys)), normalized(keys, f.call(keys)), "seed " + seed + ", db " + db);
+                for (String key : Commands.KEYS) {
+                    assertEquals(r.call("GET", key), f.call("GET", key), "seed " + seed + ", db " + db + ", key " + key);
+                }
             }
         }
+    }
+
+    /**
+     * Sends a command; {@code SCAN*} (not a Redis command) runs a whole SCAN iteration with the
+     * given options instead and answers the keys it returned, sorted, since cursors are each
+     * server's own.
+     */
+    private static Object call(RespClient client, String[] command) throws Exception {
+        if (!command[0].equals("SCAN*")) {
+            return client.call(command);
+        }
+        List<String> found = new ArrayList<>();
+        String cursor = "0";
+        do {
+            String[] scan = new String[command.length + 1];
+            scan[0] = "SCAN";
+            scan[1] = cursor;
+            System.arraycopy(command, 1, scan, 2, command.length - 1);
+            Object reply = client.call(scan);
+            if (!(reply instanceof List<?> page)) {
+                return reply; // an error
+            }
+            cursor = (String) page.get(0);
+            for (Object key : (List<?>) page.get(1)) {
+                found.add((String) key);
+            }
+        } while (!cursor.equals("0"));
+        found.sort(null);
+        return found;
     }
 
     /**
@@ -150,6 +182,56 @@ class RedisDifferentialTest {
                 assertEquals(normalized(command, r.call(command)), normalized(command, f.call(command)),
                         "KEYS " + pattern);
             }
+        }
+    }
+
+    /**
+     * Requests as raw bytes: inline commands (quoting and escapes as redis-cli and telnet send
+     * them), empty lines, and malformed frames that must get Redis's protocol error and a closed
+     * connection. Each case is followed by an ECHO, so the comparison covers everything a server
+     * answers up to it, or up to the close. Left out, as Ferrite is stricter on purpose: a bulk
+     * string not followed by CRLF (Redis skips two bytes unread) and more arguments than the
+     * server's limit (Redis takes up to 2^31).
+     */
+    @Test
+    void rawRequestsAnswerAsRedisDoes() throws Exception {
+        String[] cases = {"PING\r\n", "ping\n", "  PING   \r\n", "\r\n", "\n", "set raw1 \"b c\"\r\nget raw1\r\n",
+                "set raw1 'x y'\r\nget raw1\r\n", "set raw1 \"\\x41\\n\\t\"\r\nget raw1\r\n", "set raw1 \"unbalanced\r\n",
+                "set raw1 'unb\r\n", "set raw1 \"b\"c\r\n", "echo \"a\\\"b\"\r\n", "echo 'a\\'b'\r\n", "echo \"\\xZZ\"\r\n",
+                "echo ''\r\n", "*1\r\n$4\r\nPING\r\n", "*abc\r\n", "*-1\r\n", "*0\r\n", "*1\r\n:5\r\n",
+                "*1\r\n$abc\r\n", "*1\r\n$-1\r\n", "*2\r\n$4\r\nECHO\r\n$3\r\nabc\r\n", "*1\r\n$536870913\r\n",
+                "*3\r\n$3\r\nSET\r\n$4\r\nraw2\r\n$0\r\n\r\nGET raw2\r\n", "*1\r\n$4\r\nping\r\nping\r\n", "ECHO\r\n",
+                "*1\r\n$0\r\n\r\n", "\"\"\r\n", "'' a\r\n", "GET raw3 \r\n", "\tGET\traw3\r\n", "get raw1 raw2\r\n"};
+        for (String request : cases) {
+            byte[] bytes = request.getBytes(StandardCharsets.ISO_8859_1);
+            assertEquals(exchange(redis.port(), bytes), exchange(ferrite.port(), bytes), request);
+        }
+    }
+
+    private static final String SENTINEL = "ECHO raw-sentinel\r\n";
+    private static final String SENTINEL_REPLY = "$12\r\nraw-sentinel\r\n";
+
+    /** @return what the server sent until the sentinel's reply, or until it closed (then marked) */
+    private static String exchange(int port, byte[] request) throws Exception {
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(request);
+            socket.getOutputStream().write(SENTINEL.getBytes(StandardCharsets.ISO_8859_1));
+            StringBuilder got = new StringBuilder();
+            java.io.InputStream in = socket.getInputStream();
+            while (!got.toString().endsWith(SENTINEL_REPLY)) {
+                int b;
+                try {
+                    b = in.read();
+                } catch (java.net.SocketException reset) {
+                    b = -1;
+                }
+                if (b < 0) {
+                    return got + "<closed>";
+                }
+                got.append((char) b);
+            }
+            return got.toString();
         }
     }
 
@@ -221,6 +303,8 @@ class RedisDifferentialTest {
     /** Random commands over a few keys: every string and expiry command, valid and invalid arguments. */
     private static final class Commands {
         static final String[] KEYS = {"k1", "k2", "k3", "n", "f", "{tag}x", ""};
+        /** The databases the sequences SELECT (and invalid indexes). */
+        static final String[] DATABASES = {"0", "1", "2"};
         private static final String[] VALUES = {"0", "1", "-1", "10", "abc", "", "9223372036854775807",
                 "-9223372036854775808", "3.5", "1e3", " 1", "007", "hello world", "0.1", "-0", "+5", "1.", ".5",
                 "inf", "0x1f", "2.5e-3", "-7.25", "18446744073709551616"};
@@ -235,11 +319,12 @@ class RedisDifferentialTest {
         /** Absolute expiries (seconds or milliseconds): long past, or in the year 2100. */
         private static final String[] ABSOLUTE = {"1", "0", "-1", "4102444800", "4102444800000", "abc"};
         /**
-         * SET's absolute expiries: none in the past that SET accepts, since SET stores such a key
+         * SET's absolute expiries: none in the past that SET accepts (4102444800000 is the year 2100
+         * in milliseconds and later in seconds), since SET stores such a key
          * and each server drops it at a moment of its own (Redis when its expiry cycle samples
          * it), so that DBSIZE would differ for a while.
          */
-        private static final String[] SET_ABSOLUTE = {"0", "-1", "4102444800", "4102444800000", "abc"};
+        private static final String[] SET_ABSOLUTE = {"0", "-1", "4102444800000", "abc", "99999999999999999"};
         private static final String[] SET_OPTIONS = {"NX", "XX", "GET", "EX", "PX", "EXAT", "PXAT", "KEEPTTL",
                 "nx", "ex", "get", "FOO"};
         private static final String[][] EXPIRE_OPTIONS = {{}, {}, {}, {"NX"}, {"XX"}, {"GT"}, {"LT"}, {"nx", "xx"},
@@ -295,6 +380,10 @@ class RedisDifferentialTest {
             add(() -> of("DBSIZE"));
             add(() -> of("KEYS", pick(new String[] {"*", "k*", "?", "[kn]*", "{tag}*", "*\\**"})));
             add(() -> of("ECHO", value()));
+            add(() -> of("SELECT", pick(new String[] {"0", "1", "2", "0", "16", "-1", "abc"})));
+            add(() -> concat(of("SCAN*"), pick(new String[][] {{}, {"MATCH", "k*"}, {"COUNT", "1"},
+                    {"MATCH", "*", "COUNT", "3"}, {"TYPE", "string"}, {"TYPE", "list"}, {"COUNT", "0"}, {"MATCH"},
+                    {"FOO", "bar"}})));
         }
 
         private void add(Supplier<String[]> generator) {
