@@ -12,7 +12,7 @@ import java.util.Set;
 
 /**
  * Every command the server knows, by lower-case name, and the dispatch of one request: lookup,
- * login check, arity check (Redis's counts and errors), run, count. The table is filled once by
+ * arity check (Redis's counts and errors), login check, run, count. The table is filled once by
  * the command classes ({@link ConnectionCommands}, {@link ServerCommands}, {@link StringCommands},
  * {@link ExpiryCommands}, {@link KeyCommands}); anything else gets Redis's unknown-command error.
  *
@@ -193,12 +193,14 @@ final class CommandTable {
         ServerStats stats = server.stats;
         stats.commands.increment();
         RedisMessage reply;
+        // Redis's order: an unknown command or a wrong argument count is answered as such even
+        // before the client logged in; only then is a login required.
         if (command == null) {
-            reply = session.authenticated ? Replies.unknown(args) : NOAUTH;
-        } else if (!session.authenticated && !command.beforeAuth()) {
-            reply = NOAUTH;
+            reply = Replies.unknown(args);
         } else if (command.arity() > 0 ? args.length != command.arity() : args.length < -command.arity()) {
             reply = Replies.arity(command.name());
+        } else if (!session.authenticated && !command.beforeAuth()) {
+            reply = NOAUTH;
         } else {
             long start = System.nanoTime();
             if (command.write()) {

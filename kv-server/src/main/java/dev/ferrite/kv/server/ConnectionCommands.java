@@ -113,7 +113,7 @@ final class ConnectionCommands {
         }
         if (!s.authenticated) {
             return Replies.error("NOAUTH HELLO must be called with the client already authenticated, otherwise the"
-                    + " HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the"
+                    + " HELLO AUTH <user> <pass> option can be used to authenticate the client and select the"
                     + " RESP protocol version at the same time");
         }
         return Replies.array(List.of(Replies.bulk("server"), Replies.bulk("ferrite"),

@@ -3,6 +3,7 @@ package dev.ferrite.kv.server;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -23,19 +24,33 @@ final class RealRedis implements AutoCloseable {
 
     /** Starts one; fails (CI) or aborts (elsewhere) if redis-server is not installed. */
     static RealRedis start(Path dir) throws Exception {
+        return start(dir, null);
+    }
+
+    /**
+     * Starts one that requires a password, or none if {@code password} is null.
+     *
+     * @param dir its working directory (and log)
+     */
+    static RealRedis start(Path dir, String password) throws Exception {
         String binary = ExternalTools.require("redis-server", "redis-server");
         int port;
         try (ServerSocket probe = new ServerSocket(0)) {
             port = probe.getLocalPort();
         }
-        Process p = new ProcessBuilder(List.of(binary, "--port", Integer.toString(port), "--bind", "127.0.0.1",
-                "--save", "", "--appendonly", "no", "--dir", dir.toString(), "--daemonize", "no"))
-                .redirectErrorStream(true).redirectOutput(dir.resolve("redis.log").toFile()).start();
+        List<String> command = new ArrayList<>(List.of(binary, "--port", Integer.toString(port), "--bind", "127.0.0.1",
+                "--save", "", "--appendonly", "no", "--dir", dir.toString(), "--daemonize", "no"));
+        if (password != null) {
+            command.addAll(List.of("--requirepass", password));
+        }
+        Process p = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(dir.resolve("redis.log").toFile()).start();
         RealRedis redis = new RealRedis(p, port);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (true) {
             try (RespClient c = new RespClient(port)) {
-                if ("PONG".equals(c.call("PING"))) {
+                Object pong = c.call("PING");
+                if ("PONG".equals(pong) || pong instanceof RespClient.Err e && e.text().startsWith("NOAUTH")) {
                     return redis;
                 }
             } catch (IOException notYet) {
