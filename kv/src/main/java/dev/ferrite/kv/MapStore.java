@@ -1043,15 +1043,15 @@ final class MapStore implements AutoCloseable {
 
     void checkValueLength(int len) {
         if (len > maxValue) {
-            throw new FerriteException("value of " + len + " bytes is over map '" + name
-                    + "''s limit of " + maxValue + " bytes");
+            throw new FerriteException("value of " + len + " bytes is over the limit of " + maxValue
+                    + " bytes of map '" + name + "'");
         }
     }
 
     void checkKeyLength(int len) {
         if (len > maxKey) {
-            throw new FerriteException("key of " + len + " bytes is over map '" + name
-                    + "''s limit of " + maxKey + " bytes");
+            throw new FerriteException("key of " + len + " bytes is over the limit of " + maxKey
+                    + " bytes of map '" + name + "'");
         }
     }
 

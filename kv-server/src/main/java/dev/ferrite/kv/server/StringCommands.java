@@ -383,15 +383,25 @@ final class StringCommands {
         return reply[0];
     }
 
+    /**
+     * APPEND; a result longer than the map takes gets Redis's string-length error and changes
+     * nothing.
+     */
     private static RedisMessage append(ServerContext c, ClientSession s, byte[][] a) {
         long now = System.currentTimeMillis();
         long[] length = {0};
-        c.databases.get(s.db).compute(a[1], (k, stored) -> {
+        FerriteMap<byte[], byte[]> map = c.databases.get(s.db);
+        long maxLength = map.maxValueSize() - ValueLayout.DATA;
+        map.compute(a[1], (k, stored) -> {
             if (stored != null) {
                 Keyspace.check(k, stored);
             }
             byte[] current = Keyspace.liveAt(stored, now);
             int oldLength = current == null ? 0 : current.length - ValueLayout.DATA;
+            if ((long) oldLength + a[2].length > maxLength) {
+                length[0] = -1;
+                return current;
+            }
             byte[] joined = new byte[ValueLayout.DATA + oldLength + a[2].length];
             if (current != null) {
                 System.arraycopy(current, 0, joined, 0, current.length);
@@ -400,7 +410,7 @@ final class StringCommands {
             length[0] = oldLength + a[2].length;
             return joined;
         });
-        return Replies.integer(length[0]);
+        return length[0] < 0 ? TOO_BIG : Replies.integer(length[0]);
     }
 
     private static RedisMessage getRange(ServerContext c, ClientSession s, byte[][] a) {

@@ -176,6 +176,20 @@ class KvServerTest {
     }
 
     @Test
+    void aStringGrownPastTheMapsLimitGetsRedisErrorAndStaysAsItWas() throws Exception {
+        try (RespClient c = client()) {
+            String part = "x".repeat(40 << 20);
+            assertEquals((long) part.length(), c.call("APPEND", "grown", part));
+            assertEquals(new Err("ERR string exceeds maximum allowed size (proto-max-bulk-len)"),
+                    c.call("APPEND", "grown", part));
+            assertEquals((long) part.length(), c.call("STRLEN", "grown"));
+            assertEquals(new Err("ERR string exceeds maximum allowed size (proto-max-bulk-len)"),
+                    c.call("SETRANGE", "grown", Integer.toString(64 << 20), "y"));
+            assertEquals((long) part.length(), c.call("STRLEN", "grown"));
+        }
+    }
+
+    @Test
     void incrIsAtomicAcrossConnections() throws Exception {
         int clients = 4;
         int each = 500;
