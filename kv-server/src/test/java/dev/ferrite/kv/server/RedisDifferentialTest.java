@@ -107,12 +107,12 @@ class RedisDifferentialTest {
                 String[] command = commands.next();
                 Object expected = normalized(command, call(r, command));
                 Object actual = normalized(command, call(f, command));
-                recent.addLast(String.join(" ", quoted(command)) + "  ->  " + expected);
+                recent.addLast(shortened(String.join(" ", quoted(command)) + "  ->  " + expected));
                 if (recent.size() > 12) {
                     recent.removeFirst();
                 }
                 assertTrue(sameReply(command, expected, actual), () -> "seed " + seed + ": Ferrite answered "
-                        + actual + " where Redis answered " + expected + "; the last commands and Redis's replies:\n"
+                        + shortened(String.valueOf(actual)) + " where Redis answered " + shortened(String.valueOf(expected)) + "; the last commands and Redis's replies:\n"
                         + String.join("\n", recent));
             }
             // The keyspaces end alike too, in every database the sequence used.
@@ -292,6 +292,11 @@ class RedisDifferentialTest {
         return out.toArray(new String[0]);
     }
 
+    /** @return the text, cut to 300 characters (values in the sequences reach 200 KB) */
+    private static String shortened(String text) {
+        return text.length() <= 300 ? text : text.substring(0, 300) + "... (" + text.length() + " characters)";
+    }
+
     private static List<String> quoted(String[] command) {
         List<String> out = new ArrayList<>();
         for (String a : command) {
@@ -309,7 +314,8 @@ class RedisDifferentialTest {
                 "-9223372036854775808", "3.5", "1e3", " 1", "007", "hello world", "0.1", "-0", "+5", "1.", ".5",
                 "inf", "0x1f", "2.5e-3", "-7.25", "18446744073709551616"};
         private static final String[] INTEGERS = {"0", "1", "-1", "5", "100", "-100", "9223372036854775807",
-                "-9223372036854775808", "abc", "1.5", "", "2147483648", "-2147483649", "99999999999", "+3", "007"};
+                "-9223372036854775808", "abc", "1.5", "", "2147483648", "-2147483649", "99999999999", "+3", "007",
+                "65536", "-70000", "150000"};
         private static final String[] FLOATS = {"0.1", "1.5", "-2.25", "1e2", "abc", "3", "-0.1", "1e-3", "5.0e3",
                 "0x10", "inf", "-inf", "1e400", ".5", "+1", "1.", " 1", "1e", "nan", "0.30000000000000004", "1e308",
                 "123456789.123456789"};
@@ -352,7 +358,8 @@ class RedisDifferentialTest {
             add(() -> of("APPEND", key(), value()));
             add(() -> of("STRLEN", key()));
             add(() -> of("GETRANGE", key(), pick(INTEGERS), pick(INTEGERS)));
-            add(() -> of("SETRANGE", key(), pick(new String[] {"0", "1", "5", "-1", "abc", "20"}), value()));
+            add(() -> of("SETRANGE", key(), pick(new String[] {"0", "1", "5", "-1", "abc", "20", "4095", "70000"}),
+                    value()));
             add(() -> of("SETNX", key(), value()));
             add(() -> of("SETEX", key(), pick(RELATIVE), value()));
             add(() -> of("PSETEX", key(), pick(RELATIVE), value()));
@@ -406,8 +413,13 @@ class RedisDifferentialTest {
             return out;
         }
 
+        /** Mostly short values; one in 40 from 1 to 200 KB, so entries of every size class are written. */
         private String value() {
-            return rng.nextInt(4) == 0 ? "x".repeat(rng.nextInt(40)) + rng.nextInt(100) : pick(VALUES);
+            int kind = rng.nextInt(40);
+            if (kind == 0) {
+                return Character.toString('a' + rng.nextInt(26)).repeat(1 + rng.nextInt(200_000));
+            }
+            return kind < 10 ? "x".repeat(rng.nextInt(40)) + rng.nextInt(100) : pick(VALUES);
         }
 
         private String[] setOptions() {
