@@ -24,22 +24,17 @@ class RedisAuthDifferentialTest {
     @TempDir
     static Path dir;
 
-    private static RealRedis redis;
-    private static KvServer ferrite;
+    private static ReferencePair servers;
 
     @BeforeAll
     static void start() throws Exception {
-        redis = RealRedis.start(dir, PASSWORD);
-        ferrite = KvServer.builder().port(0).dataDirectory(dir.resolve("ferrite")).requirePassword(PASSWORD).start();
+        servers = ReferencePair.start(dir, PASSWORD);
     }
 
     @AfterAll
     static void stop() throws Exception {
-        if (ferrite != null) {
-            ferrite.close();
-        }
-        if (redis != null) {
-            redis.close();
+        if (servers != null) {
+            servers.close();
         }
     }
 
@@ -57,7 +52,7 @@ class RedisAuthDifferentialTest {
                 {{"AUTH", ""}, {"AUTH", PASSWORD + " "}, {"DBSIZE"}},
         };
         for (String[][] sequence : sequences) {
-            try (RespClient r = new RespClient(redis.port()); RespClient f = new RespClient(ferrite.port())) {
+            try (RespClient r = new RespClient(servers.redisPort()); RespClient f = new RespClient(servers.ferritePort())) {
                 List<String> done = new ArrayList<>();
                 for (String[] command : sequence) {
                     done.add(String.join(" ", command));

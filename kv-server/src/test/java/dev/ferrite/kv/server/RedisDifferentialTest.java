@@ -42,22 +42,17 @@ class RedisDifferentialTest {
     @TempDir
     static Path dir;
 
-    private static RealRedis redis;
-    private static KvServer ferrite;
+    private static ReferencePair servers;
 
     @BeforeAll
     static void start() throws Exception {
-        redis = RealRedis.start(dir);
-        ferrite = KvServer.builder().port(0).dataDirectory(dir.resolve("ferrite")).start();
+        servers = ReferencePair.start(dir, null);
     }
 
     @AfterAll
     static void stop() throws Exception {
-        if (ferrite != null) {
-            ferrite.close();
-        }
-        if (redis != null) {
-            redis.close();
+        if (servers != null) {
+            servers.close();
         }
     }
 
@@ -65,7 +60,7 @@ class RedisDifferentialTest {
     void edgeCasesAnswerAsRedisDoes() throws Exception {
         List<String> mismatches = new ArrayList<>();
         int lines = 0;
-        try (RespClient r = new RespClient(redis.port()); RespClient f = new RespClient(ferrite.port());
+        try (RespClient r = new RespClient(servers.redisPort()); RespClient f = new RespClient(servers.ferritePort());
              BufferedReader catalogue = new BufferedReader(new InputStreamReader(Objects.requireNonNull(
                      getClass().getResourceAsStream("redis-edge-cases.txt"), "redis-edge-cases.txt"),
                      StandardCharsets.UTF_8))) {
@@ -100,7 +95,7 @@ class RedisDifferentialTest {
     void randomCommandSequencesAnswerAsRedisDoes(long seed) throws Exception {
         Commands commands = new Commands(new Random(seed));
         Deque<String> recent = new ArrayDeque<>();
-        try (RespClient r = new RespClient(redis.port()); RespClient f = new RespClient(ferrite.port())) {
+        try (RespClient r = new RespClient(servers.redisPort()); RespClient f = new RespClient(servers.ferritePort())) {
             r.call("FLUSHALL");
             f.call("FLUSHALL");
             for (int i = 0; i < 2_000; i++) {
@@ -166,7 +161,7 @@ class RedisDifferentialTest {
                 "a!b", "]", "[", "-", "^", "\\", "*", "?", "a\u00e9b", "\u00ff", "a]", "[a]", "^a", "a-", "b-a", "zz"};
         String alphabet = "ab*?[]^-\\z\u00e9X";
         Random rng = new Random(42);
-        try (RespClient r = new RespClient(redis.port()); RespClient f = new RespClient(ferrite.port())) {
+        try (RespClient r = new RespClient(servers.redisPort()); RespClient f = new RespClient(servers.ferritePort())) {
             r.call("FLUSHALL");
             f.call("FLUSHALL");
             for (String key : keys) {
@@ -204,7 +199,7 @@ class RedisDifferentialTest {
                 "*1\r\n$0\r\n\r\n", "\"\"\r\n", "'' a\r\n", "GET raw3 \r\n", "\tGET\traw3\r\n", "get raw1 raw2\r\n"};
         for (String request : cases) {
             byte[] bytes = request.getBytes(StandardCharsets.ISO_8859_1);
-            assertEquals(exchange(redis.port(), bytes), exchange(ferrite.port(), bytes), request);
+            assertEquals(exchange(servers.redisPort(), bytes), exchange(servers.ferritePort(), bytes), request);
         }
     }
 
