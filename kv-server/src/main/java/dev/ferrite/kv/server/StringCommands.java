@@ -353,11 +353,15 @@ final class StringCommands {
     }
 
     /**
-     * INCRBYFLOAT in Redis's {@code long double} arithmetic ({@link LongDouble}): the stored value is
-     * read first, then the increment, as Redis does, so a bad stored value is reported even when
-     * the increment is bad too.
+     * INCRBYFLOAT in Redis's {@code long double} arithmetic ({@link LongDouble}). The increment is
+     * read before the entry is locked: Redis reads the stored value first, but either one that is
+     * not a float gets the same error, so the order cannot be told apart.
      */
     private static RedisMessage incrByFloat(ServerContext c, ClientSession s, byte[][] a) {
+        LongDouble.Value delta = LongDouble.parse(a[2]);
+        if (delta == null) {
+            return NOT_FLOAT;
+        }
         long now = System.currentTimeMillis();
         RedisMessage[] reply = {null};
         c.databases.get(s.db).compute(a[1], (k, stored) -> {
@@ -365,9 +369,8 @@ final class StringCommands {
                 Keyspace.check(k, stored);
             }
             byte[] current = Keyspace.liveAt(stored, now);
-            LongDouble.Value value = current == null ? LongDouble.parse(ZERO_TEXT) : LongDouble.parse(ValueLayout.data(current));
-            LongDouble.Value delta = value == null ? null : LongDouble.parse(a[2]);
-            if (delta == null) {
+            LongDouble.Value value = LongDouble.parse(current == null ? ZERO_TEXT : ValueLayout.data(current));
+            if (value == null) {
                 reply[0] = NOT_FLOAT;
                 return current;
             }
