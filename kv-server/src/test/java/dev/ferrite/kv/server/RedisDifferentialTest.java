@@ -107,17 +107,70 @@ class RedisDifferentialTest {
                     recent.removeFirst();
                 }
                 assertTrue(sameReply(command, expected, actual), () -> "seed " + seed + ": Ferrite answered "
-                        + shortened(String.valueOf(actual)) + " where Redis answered " + shortened(String.valueOf(expected)) + "; the last commands and Redis's replies:\n"
+                        + shortened(String.valueOf(actual)) + " where Redis answered "
+                        + shortened(String.valueOf(expected)) + "; the last commands and Redis's replies:\n"
                         + String.join("\n", recent));
             }
-            // The keyspaces end alike too, in every database the sequence used.
-            String[] keys = {"KEYS", "*"};
-            for (String db : Commands.DATABASES) {
-                assertEquals(r.call("SELECT", db), f.call("SELECT", db));
-                assertEquals(normalized(keys, r.call(keys)), normalized(keys, f.call(keys)), "seed " + seed + ", db " + db);
-                for (String key : Commands.KEYS) {
-                    assertEquals(r.call("GET", key), f.call("GET", key), "seed " + seed + ", db " + db + ", key " + key);
+            assertKeyspacesAlike(r, f, "seed " + seed);
+        }
+    }
+
+    /**
+     * The same random commands sent in pipelines of 1 to 64 (the server's pipeline path: keys
+     * prefetched before the first command runs, replies gathered per pass), each reply compared
+     * with Redis's for the same pipeline.
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("seeds")
+    void randomPipelinesAnswerAsRedisDoes(long seed) throws Exception {
+        Random rng = new Random(-seed);
+        Commands commands = new Commands(rng);
+        try (RespClient r = new RespClient(servers.redisPort()); RespClient f = new RespClient(servers.ferritePort())) {
+            r.call("FLUSHALL");
+            f.call("FLUSHALL");
+            for (int sent = 0; sent < 2_000; ) {
+                List<String[]> pipeline = new ArrayList<>();
+                int size = 1 + rng.nextInt(64);
+                while (pipeline.size() < size) {
+                    String[] command = commands.next();
+                    if (!command[0].equals("SCAN*")) { // a whole iteration: not one request
+                        pipeline.add(command);
+                    }
                 }
+                for (String[] command : pipeline) {
+                    r.send(command);
+                }
+                List<Object> expected = new ArrayList<>();
+                for (String[] command : pipeline) {
+                    expected.add(normalized(command, r.read()));
+                }
+                for (String[] command : pipeline) {
+                    f.send(command);
+                }
+                for (int i = 0; i < pipeline.size(); i++) {
+                    String[] command = pipeline.get(i);
+                    Object actual = normalized(command, f.read());
+                    Object want = expected.get(i);
+                    int at = i;
+                    assertTrue(sameReply(command, want, actual), () -> "seed " + seed + ", command " + at
+                            + " of a pipeline of " + pipeline.size() + " (" + String.join(" ", quoted(command))
+                            + "): Ferrite answered " + shortened(String.valueOf(actual)) + " where Redis answered "
+                            + shortened(String.valueOf(want)));
+                }
+                sent += pipeline.size();
+            }
+            assertKeyspacesAlike(r, f, "pipelines, seed " + seed);
+        }
+    }
+
+    /** Every database a sequence used holds the same keys and values on both servers. */
+    private static void assertKeyspacesAlike(RespClient r, RespClient f, String what) throws Exception {
+        String[] keys = {"KEYS", "*"};
+        for (String db : Commands.DATABASES) {
+            assertEquals(r.call("SELECT", db), f.call("SELECT", db));
+            assertEquals(normalized(keys, r.call(keys)), normalized(keys, f.call(keys)), what + ", db " + db);
+            for (String key : Commands.KEYS) {
+                assertEquals(r.call("GET", key), f.call("GET", key), what + ", db " + db + ", key " + key);
             }
         }
     }
