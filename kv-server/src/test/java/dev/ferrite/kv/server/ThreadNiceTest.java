@@ -67,6 +67,7 @@ class ThreadNiceTest {
         assumeTrue(Files.isSymbolicLink(Path.of("/proc/thread-self")), "Linux only");
         Set<Path> before = fsyncThreads(); // of servers other tests left running, if any
         try (KvServer server = KvServer.builder().port(0).dataDirectory(data).fsync(FsyncPolicy.EVERYSEC).start()) {
+            assertTrue(server.port() > 0, "serving");
             Path fsync = null;
             long deadline = System.nanoTime() + 10_000_000_000L;
             while (System.nanoTime() < deadline) {
