@@ -23,8 +23,9 @@ final class PeriodicFsync implements AutoCloseable {
     PeriodicFsync(Databases databases) {
         this.databases = databases;
         // An msync writes back, in the calling thread, every page written since the last one:
-        // under random writes hundreds of megabytes a second, whose CPU time at normal priority
-        // was taken from the event loops at every turn (the unpipelined INCR p99 rose with it).
+        // under random writes hundreds of megabytes a second, and at normal priority the scheduler
+        // shares the core half and half with an event loop while it runs (the unpipelined INCR
+        // p99 rose with it).
         // At the lowest priority it runs where they leave time, a little later under full load.
         timer.execute(ThreadNice::lowerCurrentThread);
         timer.scheduleWithFixedDelay(this::forceAll, 1, 1, TimeUnit.SECONDS);
