@@ -340,7 +340,8 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
     /**
      * Atomic: the function runs exactly once, under the lock of the key's section (in every
      * process); it must not write this map (doing so throws {@code IllegalStateException} for the
-     * same section). A null result removes the key.
+     * same section). A null result removes the key; a result that encodes to the bytes already
+     * stored writes nothing.
      */
     @Override
     public V compute(K key, BiFunction<? super K, ? super V, ? extends V> remappingFunction) {
@@ -353,7 +354,9 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
                 c.remove();
             } else {
                 byte[] v = encodeValue(next);
-                c.put(v, 0, v.length);
+                if (!c.valueEquals(v, 0, v.length)) { // the same bytes (computeIfAbsent of a present key...): no write
+                    c.put(v, 0, v.length);
+                }
             }
             return next;
         });

@@ -213,4 +213,23 @@ class FerriteMapTest {
             assertEquals("ok", map.get("a"));
         }
     }
+
+    @Test
+    void aComputeThatLeavesTheValueAsItWasWritesNothing() {
+        try (FerriteMap<String, byte[]> map = FerriteMap.builder(Codec.utf8(), Codec.bytes()).create()) {
+            map.put("k", new byte[] {1, 2, 3});
+            long used = map.stats().usedBytes();
+            assertArrayEquals(new byte[] {1, 2, 3}, map.computeIfAbsent("k", k -> new byte[] {9}));
+            assertArrayEquals(new byte[] {1, 2, 3}, map.compute("k", (k, v) -> v));
+            assertArrayEquals(new byte[] {1, 2, 3}, map.computeIfPresent("k", (k, v) -> new byte[] {1, 2, 3}));
+            assertEquals(used, map.stats().usedBytes(), "no entry rewritten");
+            assertEquals(0, map.stats().garbageBytes());
+            // A value changed in the array the function was given is written.
+            map.compute("k", (k, v) -> {
+                v[0] = 7;
+                return v;
+            });
+            assertArrayEquals(new byte[] {7, 2, 3}, map.get("k"));
+        }
+    }
 }
