@@ -26,6 +26,8 @@ final class LongDouble {
     }
 
     private static final Value INFINITE = new Value(null);
+    /** Zero, what INCRBYFLOAT adds to for a missing key. */
+    static final Value ZERO = new Value(BigDecimal.ZERO);
     /** Significand bits of the 80-bit format. */
     private static final int PRECISION = 64;
     /** Exponent of the largest power of two below the largest finite value: 2^16383. */
@@ -65,7 +67,7 @@ final class LongDouble {
             return null;
         }
         if (exact.signum() == 0) {
-            return new Value(BigDecimal.ZERO);
+            return ZERO;
         }
         Value rounded = round(negative ? exact.negate() : exact);
         if (rounded.infinite() || rounded.value().signum() == 0) {
@@ -137,29 +139,25 @@ final class LongDouble {
 
     /** @return hex digits [. hex digits] [p [sign] digits] with at least one digit, exactly; null otherwise */
     private static BigDecimal parseHex(String body) {
-        BigInteger significand = BigInteger.ZERO;
-        int digits = 0;
+        StringBuilder hexDigits = new StringBuilder();
         int fractionDigits = 0;
         int i = 0;
         boolean point = false;
         for (; i < body.length(); i++) {
             char c = body.charAt(i);
-            int d = Character.digit(c, 16);
-            if (d >= 0) {
-                significand = significand.shiftLeft(4).add(BigInteger.valueOf(d));
-                digits++;
-                if (point) {
-                    fractionDigits++;
-                }
+            if (Character.digit(c, 16) >= 0) {
+                hexDigits.append(c);
+                fractionDigits += point ? 1 : 0;
             } else if (c == '.' && !point) {
                 point = true;
             } else {
                 break;
             }
         }
-        if (digits == 0) {
+        if (hexDigits.length() == 0) {
             return null; // "0x" alone: strtold reads the 0 and leaves the x
         }
+        BigInteger significand = new BigInteger(hexDigits.toString(), 16);
         long exponent = 0;
         if (i < body.length() && body.charAt(i) == 'p') {
             int j = i + 1;
@@ -225,7 +223,7 @@ final class LongDouble {
      */
     static Value round(BigDecimal exact) {
         if (exact.signum() == 0) {
-            return new Value(BigDecimal.ZERO);
+            return ZERO;
         }
         BigDecimal abs = exact.abs();
         BigInteger unscaled = abs.unscaledValue();

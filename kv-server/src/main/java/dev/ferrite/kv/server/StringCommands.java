@@ -22,7 +22,6 @@ import java.util.Map;
 final class StringCommands {
 
     private static final RedisMessage NOT_FLOAT = Replies.error("ERR value is not a valid float");
-    private static final byte[] ZERO_TEXT = {'0'};
     private static final RedisMessage DECREMENT_OVERFLOW = Replies.error("ERR decrement would overflow");
     /** What INCR and DECR store for an absent key (the map copies it; never changed here). */
     private static final byte[] STORED_ONE = counter(1);
@@ -369,7 +368,7 @@ final class StringCommands {
                 Keyspace.check(k, stored);
             }
             byte[] current = Keyspace.liveAt(stored, now);
-            LongDouble.Value value = LongDouble.parse(current == null ? ZERO_TEXT : ValueLayout.data(current));
+            LongDouble.Value value = current == null ? LongDouble.ZERO : LongDouble.parse(ValueLayout.data(current));
             if (value == null) {
                 reply[0] = NOT_FLOAT;
                 return current;
