@@ -5,7 +5,6 @@ import dev.ferrite.kv.server.KvServer;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -18,22 +17,27 @@ import java.util.concurrent.TimeUnit;
  * The KV server against a real Redis on this machine:
  *
  * <pre>
- * java -jar bench/target/ferrite-bench.jar --redis [--rounds 3] [--requests 1000000] [--busy-poll 50] [--out DIR] [--publish]
+ * java -jar bench/target/ferrite-bench.jar --redis [--rounds 3] [--requests 1000000] [--busy-poll 50]
+ *     [--persistence durable|none|both] [--out DIR] [--publish]
  * </pre>
  *
- * <p>Starts {@code redis-server} (installed with apt-get if missing and running as root; with an
- * append-only file, {@code appendfsync everysec}) and {@code ferrite-kv-server} ({@code --fsync
- * everysec}, one event-loop thread, its default busy polling unless {@code --busy-poll MICROS} says otherwise,
- * {@code -XX:+UseSerialGC -Xmx512m}), each pinned with {@code taskset} to core 0 and on a free
- * loopback port; runs {@code redis-benchmark} pinned to core 1 with {@code -t set,get,incr,mset
- * -n N -r 1000000 -d 100 -c 50}, unpipelined and with {@code -P 16}, and {@code -t get,incr -n N/10}
- * from 1 and from 4 unpipelined clients (where a server's wake-ups decide), after one unmeasured round
- * on each server (the warm-up), for several rounds alternating which server goes first; then loads exactly
- * 1,000,000 keys of 100 bytes into each and reads their memory ({@code INFO memory}'s
- * {@code used_memory} and the process's resident set). Writes {@code server-vs-redis.md},
- * {@code .html} and {@code .csv} into DIR (default {@code bench-results}); {@code --publish} also
- * writes {@code docs/SERVER-BENCHMARKS.md} and the summary into {@code README.md} between its
- * server-bench markers. Needs 2 cores or more, {@code taskset} and {@code redis-benchmark}.
+ * <p>One pass per persistence mode ({@link Persistence}; both by default): durable (Redis with an
+ * append-only file, {@code appendfsync everysec}; Ferrite {@code --fsync everysec}, its data on
+ * disk), then without persistence (Redis with neither snapshots nor append-only file; Ferrite
+ * {@code --fsync no} with its data in {@code /dev/shm}). Each pass starts {@code redis-server}
+ * (installed with apt-get if missing and running as root) and {@code ferrite-kv-server} (one
+ * event-loop thread, its default busy polling unless {@code --busy-poll MICROS} says otherwise,
+ * {@code -XX:+UseSerialGC -Xmx512m}) afresh, each pinned with {@code taskset} to core 0 and on a
+ * free loopback port; runs {@code redis-benchmark} pinned to core 1 with {@code -t
+ * set,get,incr,mset -n N -r 1000000 -d 100 -c 50}, unpipelined and with {@code -P 16}, and {@code
+ * -t get,incr -n N/10} from 1 and from 4 unpipelined clients (where a server's wake-ups decide),
+ * after one unmeasured round on each server (the warm-up), for several rounds alternating which
+ * server goes first; then loads exactly 1,000,000 keys of 100 bytes into each and reads their
+ * memory ({@code INFO memory}'s {@code used_memory} and the process's resident set). Writes
+ * {@code server-vs-redis.md}, {@code .html} and {@code .csv} into DIR (default {@code
+ * bench-results}); {@code --publish} also writes {@code docs/SERVER-BENCHMARKS.md} and the summary
+ * into {@code README.md} between its server-bench markers. Needs 2 cores or more, {@code taskset}
+ * and {@code redis-benchmark}.
  */
 public final class ServerVsRedis {
 
@@ -89,15 +93,18 @@ public final class ServerVsRedis {
         Path dir = Path.of("bench-results");
         boolean publish = false;
         int busyPoll = DEFAULT_BUSY_POLL_MICROS;
+        List<Persistence> modes = Persistence.parse("both");
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
                 case "--requests" -> requests = Integer.parseInt(args[++i]);
                 case "--busy-poll" -> busyPoll = Integer.parseInt(args[++i]);
+                case "--persistence" -> modes = Persistence.parse(args[++i]);
                 case "--out" -> dir = Path.of(args[++i]);
                 case "--publish" -> publish = true;
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]
-                        + " (--redis takes --rounds N, --requests N, --busy-poll MICROS, --out DIR, --publish)");
+                        + " (--redis takes --rounds N, --requests N, --busy-poll MICROS, --persistence durable|none|both,"
+                        + " --out DIR, --publish)");
             }
         }
         if (Runtime.getRuntime().availableProcessors() < 2) {
@@ -106,30 +113,54 @@ public final class ServerVsRedis {
         }
         Tools.ensure(out);
         Files.createDirectories(dir);
+        List<ServerResults> all = new ArrayList<>();
+        for (Persistence mode : modes) {
+            ServerResults results = new ServerResults(mode, rounds, requests, busyPoll, Tools.redisVersion(),
+                    Tools.cpuModel());
+            runPass(results, out);
+            all.add(results);
+        }
+        List<Path> written = ServerReport.write(dir, all);
+        written.forEach(p -> out.println("wrote " + p));
+        if (publish) {
+            for (Path p : ServerReport.publish(Path.of("."), args, all)) {
+                out.println("published " + p);
+            }
+        }
+        out.print(ServerReport.markdown(all));
+    }
+
+    /** Both servers, started fresh in the results' persistence mode: warm-up, rounds, then memory. */
+    private static void runPass(ServerResults results, PrintStream out) throws Exception {
+        Persistence mode = results.persistence;
         Path work = Files.createTempDirectory("ferrite-vs-redis");
-        ServerResults results = new ServerResults(rounds, requests, busyPoll, Tools.redisVersion(), Tools.cpuModel());
-        try (ServerProcess redis = ServerProcess.start("Redis", 0, List.of("redis-server", "--port", "{port}",
-                "--bind", "127.0.0.1", "--dir", mkdir(work.resolve("redis")).toString(), "--save", "",
-                "--appendonly", "yes", "--appendfsync", "everysec", "--daemonize", "no"), work.resolve("redis.log"));
-             ServerProcess ferrite = ServerProcess.start("Ferrite", 0, ferriteCommand(work, busyPoll), work.resolve("ferrite.log"))) {
+        Path ferriteData = mode.ferriteData(work, "ferrite-vs-redis-" + ProcessHandle.current().pid());
+        List<String> redisCommand = new ArrayList<>(List.of("redis-server", "--port", "{port}", "--bind", "127.0.0.1",
+                "--dir", mkdir(work.resolve("redis")).toString(), "--daemonize", "no"));
+        redisCommand.addAll(mode.redisArguments());
+        out.printf("pass: %s (%s)%n", mode.label, mode.description);
+        try (ServerProcess redis = ServerProcess.start("Redis", 0, redisCommand, work.resolve("redis.log"));
+             ServerProcess ferrite = ServerProcess.start("Ferrite", 0,
+                     ferriteCommand(mkdir(ferriteData), mode.ferriteFsync(), results.busyPollMicros),
+                     work.resolve("ferrite.log"))) {
             out.printf("redis-server on port %d (pid %d), ferrite-kv-server on port %d (pid %d), both on core 0%n",
                     redis.port, redis.pid(), ferrite.port, ferrite.pid());
             // A whole unmeasured round on each: after one pass of 1,000,000 INCRs with -P 16, the
             // JIT compiler threads still took 32% of the server's core in the next pass, which ran
             // at 508-556k requests/s against 800-833k after three passes.
-            List<Load> loads = Load.all(requests);
+            List<Load> loads = Load.all(results.requests);
             for (ServerProcess s : List.of(redis, ferrite)) {
                 for (Load load : loads) {
                     out.printf("warm-up: %s, %s%n", s.name, load.label());
                     Tools.redisBenchmark(s.port, load, out);
                 }
             }
-            for (int round = 1; round <= rounds; round++) {
+            for (int round = 1; round <= results.rounds; round++) {
                 for (Load load : loads) {
                     List<ServerProcess> order = round % 2 == 1 ? List.of(redis, ferrite) : List.of(ferrite, redis);
                     for (ServerProcess s : order) {
                         Tools.awaitQuiet(redis); // no AOF rewrite of Redis's left running into a round
-                        out.printf("round %d/%d, %s, %s%n", round, rounds, s.name, load.label());
+                        out.printf("%s, round %d/%d, %s, %s%n", mode.label, round, results.rounds, s.name, load.label());
                         for (BenchmarkRow row : Tools.redisBenchmark(s.port, load, out)) {
                             results.add(load.label(), row.test(), s.name, row);
                         }
@@ -150,18 +181,13 @@ public final class ServerVsRedis {
             }
         } finally {
             Tools.deleteTree(work);
-        }
-        List<Path> written = results.write(dir);
-        written.forEach(p -> out.println("wrote " + p));
-        if (publish) {
-            for (Path p : results.publish(Path.of("."), args)) {
-                out.println("published " + p);
+            if (!ferriteData.startsWith(work)) {
+                Tools.deleteTree(ferriteData);
             }
         }
-        out.print(results.markdown());
     }
 
-    private static List<String> ferriteCommand(Path work, int busyPollMicros) throws IOException {
+    private static List<String> ferriteCommand(Path data, String fsync, int busyPollMicros) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(JvmFlags.forks().stream().filter(f -> !f.startsWith("-Xm")).toList());
@@ -170,8 +196,7 @@ public final class ServerVsRedis {
         // spares redis-benchmark (the bottleneck of the unpipelined rows) the wake-ups of a sleeping server.
         cmd.addAll(List.of("-XX:+UseSerialGC", "-Xmx512m", "-cp", System.getProperty("java.class.path"),
                 "dev.ferrite.kv.server.Main", "--port", "{port}", "--http-port", "-1", "--threads", "1",
-                "--busy-poll", Integer.toString(busyPollMicros),
-                "--fsync", "everysec", "--data", mkdir(work.resolve("ferrite")).toString()));
+                "--busy-poll", Integer.toString(busyPollMicros), "--fsync", fsync, "--data", data.toString()));
         return cmd;
     }
 
@@ -179,8 +204,9 @@ public final class ServerVsRedis {
         return Files.createDirectories(p);
     }
 
-    /** The results of one run, grouped by pipeline depth, test and server. */
+    /** The results of one pass (one persistence mode), grouped by load, test and server. */
     static final class ServerResults {
+        final Persistence persistence;
         final int rounds;
         final int requests;
         /** Ferrite's {@code --busy-poll} in µs. */
@@ -193,7 +219,9 @@ public final class ServerVsRedis {
         /** server → {keys, used_memory, rss}. */
         final Map<String, long[]> memory = new LinkedHashMap<>();
 
-        ServerResults(int rounds, int requests, int busyPollMicros, String redisVersion, String cpu) {
+        ServerResults(Persistence persistence, int rounds, int requests, int busyPollMicros, String redisVersion,
+                      String cpu) {
+            this.persistence = persistence;
             this.rounds = rounds;
             this.requests = requests;
             this.busyPollMicros = busyPollMicros;
@@ -208,37 +236,6 @@ public final class ServerVsRedis {
 
         void memory(String server, long keys, long usedMemory, long rss) {
             memory.put(server, new long[] {keys, usedMemory, rss});
-        }
-
-        String markdown() {
-            return ServerReport.markdown(this);
-        }
-
-        List<Path> write(Path dir) throws IOException {
-            Path md = dir.resolve("server-vs-redis.md");
-            Path html = dir.resolve("server-vs-redis.html");
-            Path csv = dir.resolve("server-vs-redis.csv");
-            Files.writeString(md, ServerReport.markdown(this), StandardCharsets.UTF_8);
-            Files.writeString(html, ServerReport.html(this), StandardCharsets.UTF_8);
-            Files.writeString(csv, ServerReport.csv(this), StandardCharsets.UTF_8);
-            return List.of(md, html, csv);
-        }
-
-        List<Path> publish(Path root, String[] args) throws IOException {
-            Path page = root.resolve("docs").resolve("SERVER-BENCHMARKS.md");
-            Files.writeString(page, "# Ferrite KV server vs Redis\n\nWritten by `java -jar bench/target/ferrite-bench.jar --redis "
-                    + String.join(" ", args) + "`: do not edit by hand.\n\n" + ServerReport.markdown(this),
-                    StandardCharsets.UTF_8);
-            Path readme = root.resolve("README.md");
-            String text = Files.readString(readme, StandardCharsets.UTF_8);
-            int begin = text.indexOf(ServerReport.BEGIN);
-            int end = text.indexOf(ServerReport.END);
-            if (begin < 0 || end < begin) {
-                throw new IOException("README.md must hold the lines " + ServerReport.BEGIN + " and " + ServerReport.END);
-            }
-            Files.writeString(readme, text.substring(0, begin + ServerReport.BEGIN.length()) + "\n"
-                    + ServerReport.summary(this) + text.substring(end), StandardCharsets.UTF_8);
-            return List.of(page, readme);
         }
     }
 

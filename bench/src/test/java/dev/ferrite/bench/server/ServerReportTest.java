@@ -27,10 +27,62 @@ class ServerReportTest {
     }
 
     @Test
-    void theReportGivesMediansRangesRatiosAndMemory(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
-        ServerVsRedis.ServerResults r = new ServerVsRedis.ServerResults(3, 1000, 25, "7.0.15", "test CPU");
-        double[] redis = {100_000, 120_000, 110_000};
-        double[] ferrite = {90_000, 150_000, 132_000};
+    void theReportGivesMediansRangesRatiosAndMemoryPerPersistenceMode(@org.junit.jupiter.api.io.TempDir Path dir)
+            throws Exception {
+        ServerVsRedis.ServerResults durable = results(Persistence.DURABLE, new double[] {100_000, 120_000, 110_000},
+                new double[] {90_000, 150_000, 132_000});
+        ServerVsRedis.ServerResults none = results(Persistence.NONE, new double[] {200_000, 200_000, 200_000},
+                new double[] {100_000, 100_000, 100_000});
+        List<ServerVsRedis.ServerResults> passes = List.of(durable, none);
+        String md = ServerReport.markdown(passes);
+        // medians 110,000 and 132,000: ratio 1.20; range is min–max of the rounds
+        assertTrue(md.contains("| unpipelined | GET | 110,000 (100,000–120,000) | 132,000 (90,000–150,000) | **1.20x** | 0.200 / 1.500 | 0.300 / 0.900 |"), md);
+        assertTrue(md.contains("| -P 16 | GET | 500,000 (500,000–500,000) | 400,000 (400,000–400,000) | **0.80x** |"), md);
+        assertTrue(md.contains("| 1 client | GET | 16,000 (16,000–16,000) | 30,001 (30,000–30,002) | **1.88x** |"), md);
+        assertTrue(md.contains("| unpipelined | GET | 200,000 (200,000–200,000) | 100,000 (100,000–100,000) | **0.50x** |"), md);
+        assertTrue(md.contains("| Ferrite | 1,000,000 | 180.0 MiB | 270.0 MiB |"), md);
+        assertTrue(md.contains("| Ferrite | 1,000,000 | 90.0 MiB | 135.0 MiB |"), md);
+        int durableAt = md.indexOf("## Durable\n");
+        int noneAt = md.indexOf("## No persistence\n");
+        assertTrue(durableAt > 0 && noneAt > durableAt, md);
+        assertTrue(md.indexOf("**1.20x**") > durableAt && md.indexOf("**1.20x**") < noneAt, md);
+        assertTrue(md.indexOf("**0.50x**") > noneAt, md);
+        assertTrue(md.contains("`--fsync everysec`") && md.contains("`appendonly no`") && md.contains("`/dev/shm`"), md);
+        assertTrue(ServerReport.setup(passes).contains("`--threads 1 --busy-poll 25`"), ServerReport.setup(passes));
+
+        String summary = ServerReport.summary(passes);
+        assertTrue(summary.contains("| test | durable, unpipelined | durable, `-P 16` | no persistence, unpipelined "
+                + "| no persistence, `-P 16` |"), summary);
+        assertTrue(summary.contains("| GET | 1.20x (p99 0.900 / 1.500) | 0.80x (p99 4.000 / 3.000) "
+                + "| 0.50x (p99 0.900 / 1.500) | 0.80x (p99 4.000 / 3.000) |"), summary);
+        assertTrue(summary.contains("Ferrite with `--busy-poll 25`"), summary);
+        assertTrue(summary.contains("Durable, unpipelined, few clients: GET from 1 client 1.88x (30,001 vs 16,000 req/s)."),
+                summary);
+        assertTrue(summary.contains("No persistence, memory for 1M keys of 100 B: Redis used_memory 100 MiB"), summary);
+
+        List<Path> files = ServerReport.write(dir, passes);
+        assertEquals(3, files.size());
+        String html = Files.readString(dir.resolve("server-vs-redis.html"));
+        assertTrue(html.contains("<svg") && html.contains("132,000/s") && html.contains("No persistence, unpipelined"), html);
+        List<String> csv = Files.readAllLines(dir.resolve("server-vs-redis.csv"));
+        assertEquals(37, csv.size()); // header + 2 passes x 18 rounds
+        assertTrue(csv.contains("\"durable\",\"1 client\",\"GET\",Ferrite,3,30002.0,0.03,0.05"), csv.toString());
+        assertTrue(csv.contains("\"no persistence\",\"unpipelined\",\"GET\",Redis,1,200000.0,0.2,0.5"), csv.toString());
+    }
+
+    @Test
+    void persistenceModesAreParsed() {
+        assertEquals(List.of(Persistence.DURABLE, Persistence.NONE), Persistence.parse("both"));
+        assertEquals(List.of(Persistence.NONE), Persistence.parse("none"));
+        assertThrows(IllegalArgumentException.class, () -> Persistence.parse("aof"));
+        assertEquals(List.of("--save", "", "--appendonly", "no"), Persistence.NONE.redisArguments());
+        assertEquals("everysec", Persistence.DURABLE.ferriteFsync());
+        assertEquals(Path.of("/dev/shm/tag"), Persistence.NONE.ferriteData(Path.of("/tmp/w"), "tag"));
+        assertEquals(Path.of("/tmp/w/ferrite"), Persistence.DURABLE.ferriteData(Path.of("/tmp/w"), "tag"));
+    }
+
+    private static ServerVsRedis.ServerResults results(Persistence mode, double[] redis, double[] ferrite) {
+        ServerVsRedis.ServerResults r = new ServerVsRedis.ServerResults(mode, 3, 1000, 25, "7.0.15", "test CPU");
         for (int i = 0; i < 3; i++) {
             r.add("unpipelined", "GET", "Redis", new BenchmarkRow("GET", redis[i], 0.2, 0.5 + i));
             r.add("unpipelined", "GET", "Ferrite", new BenchmarkRow("GET", ferrite[i], 0.3, 0.9));
@@ -39,25 +91,9 @@ class ServerReportTest {
             r.add("1 client", "GET", "Redis", new BenchmarkRow("GET", 16_000, 0.06, 0.1));
             r.add("1 client", "GET", "Ferrite", new BenchmarkRow("GET", 30_000 + i, 0.03, 0.05));
         }
-        r.memory("Redis", 1_000_000, 200L << 20, 210L << 20);
-        r.memory("Ferrite", 1_000_000, 180L << 20, 270L << 20);
-        String md = r.markdown();
-        // medians 110,000 and 132,000: ratio 1.20; range is min–max of the rounds
-        assertTrue(md.contains("| unpipelined | GET | 110,000 (100,000–120,000) | 132,000 (90,000–150,000) | **1.20x** | 0.200 / 1.500 | 0.300 / 0.900 |"), md);
-        assertTrue(md.contains("| -P 16 | GET | 500,000 (500,000–500,000) | 400,000 (400,000–400,000) | **0.80x** |"), md);
-        assertTrue(md.contains("| 1 client | GET | 16,000 (16,000–16,000) | 30,001 (30,000–30,002) | **1.88x** |"), md);
-        assertTrue(md.contains("| Ferrite | 1,000,000 | 180.0 MiB | 270.0 MiB |"), md);
-        String summary = ServerReport.summary(r);
-        assertTrue(summary.contains("| GET | 1.20x (132,000 vs 110,000 req/s) | 0.80x (400,000 vs 500,000 req/s) |"), summary);
-        assertTrue(summary.contains("Ferrite with `--busy-poll 25`"), summary);
-        assertTrue(summary.contains("Unpipelined, few clients: GET from 1 client 1.88x (30,001 vs 16,000 req/s)."), summary);
-        assertTrue(ServerReport.setup(r).contains("`--fsync everysec --threads 1 --busy-poll 25`"), ServerReport.setup(r));
-        List<Path> files = r.write(dir);
-        assertEquals(3, files.size());
-        String html = Files.readString(dir.resolve("server-vs-redis.html"));
-        assertTrue(html.contains("<svg") && html.contains("132,000/s"), html);
-        List<String> csv = Files.readAllLines(dir.resolve("server-vs-redis.csv"));
-        assertEquals(19, csv.size()); // header + 18 rounds
-        assertTrue(csv.contains("\"1 client\",\"GET\",Ferrite,3,30002.0,0.03,0.05"), csv.toString());
+        long scale = mode == Persistence.DURABLE ? 2 : 1;
+        r.memory("Redis", 1_000_000, 100L * scale << 20, 105L * scale << 20);
+        r.memory("Ferrite", 1_000_000, 90L * scale << 20, 135L * scale << 20);
+        return r;
     }
 }
