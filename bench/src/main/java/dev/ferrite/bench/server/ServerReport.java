@@ -155,14 +155,18 @@ final class ServerReport {
                         .append(String.join("; ", few)).append(".\n");
             }
         }
+        List<String> memory = new ArrayList<>();
         for (ServerVsRedis.ServerResults r : passes) {
             long[] redis = r.memory.get("Redis");
             long[] ferrite = r.memory.get("Ferrite");
             if (redis != null && ferrite != null) {
-                b.append(String.format(Locale.ROOT, "%n%s, memory for 1M keys of 100 B: Redis used_memory %.0f MiB "
-                                + "(RSS %.0f MiB), Ferrite %.0f MiB (RSS %.0f MiB).%n", capitalized(r.persistence.label),
-                        redis[1] / 1048576.0, redis[2] / 1048576.0, ferrite[1] / 1048576.0, ferrite[2] / 1048576.0));
+                memory.add(String.format(Locale.ROOT, "%s, Redis used_memory %.0f MiB (RSS %.0f MiB), Ferrite %.0f MiB "
+                                + "(RSS %.0f MiB)", r.persistence.label, redis[1] / 1048576.0, redis[2] / 1048576.0,
+                        ferrite[1] / 1048576.0, ferrite[2] / 1048576.0));
             }
+        }
+        if (!memory.isEmpty()) {
+            b.append("\nMemory for 1M keys of 100 B: ").append(String.join("; ", memory)).append(".\n");
         }
         return b.toString();
     }

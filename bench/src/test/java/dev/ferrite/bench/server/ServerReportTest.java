@@ -58,7 +58,8 @@ class ServerReportTest {
         assertTrue(summary.contains("Ferrite with `--busy-poll 25`"), summary);
         assertTrue(summary.contains("Durable, unpipelined, few clients: GET from 1 client 1.88x (30,001 vs 16,000 req/s)."),
                 summary);
-        assertTrue(summary.contains("No persistence, memory for 1M keys of 100 B: Redis used_memory 100 MiB"), summary);
+        assertTrue(summary.contains("Memory for 1M keys of 100 B: durable, Redis used_memory 200 MiB (RSS 210 MiB), "
+                + "Ferrite 180 MiB (RSS 270 MiB); no persistence, Redis used_memory 100 MiB"), summary);
 
         List<Path> files = ServerReport.write(dir, passes);
         assertEquals(3, files.size());
