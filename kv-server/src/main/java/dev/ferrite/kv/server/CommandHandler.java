@@ -1,6 +1,7 @@
 package dev.ferrite.kv.server;
 
 import dev.ferrite.FerriteException;
+import dev.ferrite.kv.FerriteMap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
@@ -172,8 +173,9 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
         int dirty = session.dirtyDatabases;
         session.dirtyDatabases = 0;
         for (int db = 0; db < Databases.COUNT; db++) {
-            if ((dirty & (1 << db)) != 0) {
-                server.databases.get(db).pool().force();
+            FerriteMap<byte[], byte[]> map = (dirty & (1 << db)) != 0 ? server.databases.ifOpen(db) : null;
+            if (map != null) { // a write command that found no database wrote nothing
+                map.pool().force();
             }
         }
     }

@@ -15,7 +15,10 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 /**
  * The server's 16 databases ({@code SELECT 0} to {@code 15}): database {@code n} is a file-backed
  * {@link FerriteMap} of raw keys to {@link ValueLayout stored values} in {@code <data>/db<n>.ferrite},
- * created or opened the first time a client uses it and closed with the server. Thread-safe.
+ * opened at start if its file exists, created the first time a client writes to it ({@link #get}),
+ * and closed with the server. Reads go through {@link #ifOpen}: a database never written is empty
+ * and reading it creates no file, as in Redis (a new database costs a 1 GiB sparse file and, on
+ * a disk that reads ahead megabytes, some hundred milliseconds of the event loop). Thread-safe.
  */
 final class Databases implements AutoCloseable {
 

@@ -1,5 +1,6 @@
 package dev.ferrite.kv.server;
 
+import dev.ferrite.kv.FerriteMap;
 import io.netty.handler.codec.redis.RedisMessage;
 
 /**
@@ -85,7 +86,11 @@ final class ExpiryCommands {
         long at = absolute ? ms : now + ms;
         int conditions = flags;
         boolean[] changed = {false};
-        c.databases.get(s.db).computeIfPresent(a[1], (k, stored) -> {
+        FerriteMap<byte[], byte[]> map = c.databases.ifOpen(s.db);
+        if (map == null) {
+            return Replies.ZERO; // no key exists in a database never written
+        }
+        map.computeIfPresent(a[1], (k, stored) -> {
             Keyspace.check(k, stored);
             if (Keyspace.liveAt(stored, now) == null) {
                 return null;
@@ -124,7 +129,7 @@ final class ExpiryCommands {
         }
         long now = System.currentTimeMillis();
         boolean[] changed = {false};
-        ks.map().computeIfPresent(a[1], (k, stored) -> {
+        ks.writable().computeIfPresent(a[1], (k, stored) -> {
             if (Keyspace.liveAt(stored, now) == null) {
                 return null;
             }

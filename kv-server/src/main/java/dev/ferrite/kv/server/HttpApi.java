@@ -135,7 +135,7 @@ final class HttpApi extends SimpleChannelInboundHandler<FullHttpRequest> {
         if (key.length == 0) {
             throw new FerriteException("the key is empty");
         }
-        Keyspace ks = new Keyspace(server.databases.get(db), server.stats);
+        Keyspace ks = new Keyspace(server.databases, db, server.stats);
         if (method.equals(HttpMethod.GET) || method.equals(HttpMethod.HEAD)) {
             byte[] stored = ks.live(key);
             if (stored == null) {
@@ -171,8 +171,9 @@ final class HttpApi extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     /** Under {@link FsyncPolicy#ALWAYS}, forces a written database to disk before the response leaves. */
     private void forceIfAlways(int db) {
-        if (server.fsync == FsyncPolicy.ALWAYS) {
-            server.databases.get(db).pool().force();
+        FerriteMap<byte[], byte[]> map = server.fsync == FsyncPolicy.ALWAYS ? server.databases.ifOpen(db) : null;
+        if (map != null) { // a DELETE in a database never written wrote nothing
+            map.pool().force();
         }
     }
 
@@ -237,10 +238,10 @@ final class HttpApi extends SimpleChannelInboundHandler<FullHttpRequest> {
             }
             count = (int) (long) n;
         }
-        FerriteMap<byte[], byte[]> map = server.databases.get(db);
+        FerriteMap<byte[], byte[]> map = server.databases.ifOpen(db); // null: never written, no keys
         long now = System.currentTimeMillis();
         List<byte[]> keys = new ArrayList<>();
-        long next = cursor < 0 ? 0 : map.scan(cursor, count, (k, v) -> {
+        long next = cursor < 0 || map == null ? 0 : map.scan(cursor, count, (k, v) -> {
             if (Keyspace.liveAt(v, now) != null && startsWith(k, prefix)) {
                 keys.add(k);
             }

@@ -55,7 +55,10 @@ final class KeyCommands {
 
     /** KEYS pattern: every live key matching, from one full scan. */
     private static RedisMessage keys(ServerContext c, ClientSession s, byte[][] a) {
-        FerriteMap<byte[], byte[]> map = c.databases.get(s.db);
+        FerriteMap<byte[], byte[]> map = c.databases.ifOpen(s.db);
+        if (map == null) {
+            return Replies.array(List.of()); // a database never written has no keys
+        }
         long now = System.currentTimeMillis();
         boolean all = a[1].length == 1 && a[1][0] == '*';
         List<RedisMessage> out = new ArrayList<>();
@@ -112,11 +115,15 @@ final class KeyCommands {
         if (cursor < 0) {
             return scanReply(0, List.of());
         }
+        FerriteMap<byte[], byte[]> map = c.databases.ifOpen(s.db);
+        if (map == null) {
+            return scanReply(0, List.of()); // a database never written has no keys
+        }
         long now = System.currentTimeMillis();
         byte[] match = pattern;
         boolean any = stringsOnly;
         List<RedisMessage> keys = new ArrayList<>();
-        long next = c.databases.get(s.db).scan(cursor, count, (k, v) -> {
+        long next = map.scan(cursor, count, (k, v) -> {
             if (any && Keyspace.liveAt(v, now) != null && (match == null || Glob.matches(match, k))) {
                 keys.add(Replies.bulk(k));
             }
@@ -133,7 +140,10 @@ final class KeyCommands {
      * {@link FerriteMap#scan}'s cursor), nil if there is none.
      */
     private static RedisMessage randomKey(ServerContext c, ClientSession s, byte[][] a) {
-        FerriteMap<byte[], byte[]> map = c.databases.get(s.db);
+        FerriteMap<byte[], byte[]> map = c.databases.ifOpen(s.db);
+        if (map == null) {
+            return Replies.bulk((byte[]) null); // a database never written has no keys
+        }
         long now = System.currentTimeMillis();
         byte[][] found = {null};
         // Start at a random section and bucket; go on (wrapping once) until a live key turns up.
@@ -173,13 +183,13 @@ final class KeyCommands {
             return onlyIfAbsent ? Replies.ZERO : Replies.OK;
         }
         if (onlyIfAbsent) {
-            if (ks.live(a[2]) != null || ks.map().putIfAbsent(a[2], v) != null) {
+            if (ks.live(a[2]) != null || ks.writable().putIfAbsent(a[2], v) != null) {
                 return Replies.ZERO;
             }
         } else {
-            ks.map().put(a[2], v);
+            ks.writable().put(a[2], v);
         }
-        ks.map().remove(a[1], v);
+        ks.writable().remove(a[1], v);
         return onlyIfAbsent ? Replies.ONE : Replies.OK;
     }
 }

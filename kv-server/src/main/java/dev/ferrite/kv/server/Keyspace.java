@@ -16,17 +16,32 @@ final class Keyspace {
     /** A condition on the key's current state for a write. */
     enum Condition { ALWAYS, NX, XX }
 
-    private final FerriteMap<byte[], byte[]> map;
+    private final Databases databases;
+    private final int db;
     private final ServerStats stats;
 
-    Keyspace(FerriteMap<byte[], byte[]> map, ServerStats stats) {
-        this.map = map;
+    /**
+     * @param databases the server's databases
+     * @param db        the index of this keyspace's database, 0 to {@link Databases#COUNT} - 1
+     * @param stats     where hits, misses and expired keys are counted
+     */
+    Keyspace(Databases databases, int db, ServerStats stats) {
+        this.databases = databases;
+        this.db = db;
         this.stats = stats;
     }
 
-    /** @return the database's map */
-    FerriteMap<byte[], byte[]> map() {
-        return map;
+    /** @return the database's map, created if it does not exist yet: for a write */
+    FerriteMap<byte[], byte[]> writable() {
+        return databases.get(db);
+    }
+
+    /**
+     * @return the database's map, or null if it was never written: a read of a database that
+     *         does not exist finds nothing and creates nothing, as in Redis
+     */
+    FerriteMap<byte[], byte[]> existing() {
+        return databases.ifOpen(db);
     }
 
     /**
@@ -34,7 +49,8 @@ final class Keyspace {
      * @throws FerriteException if the stored value is not in the server's layout
      */
     byte[] live(byte[] key) {
-        byte[] stored = map.get(key);
+        FerriteMap<byte[], byte[]> map = existing();
+        byte[] stored = map == null ? null : map.get(key);
         if (stored == null) {
             stats.keyspaceMisses.increment();
             return null;
@@ -63,7 +79,8 @@ final class Keyspace {
      * @return the string of a key that has not expired, or null
      */
     byte[] liveData(byte[] key) {
-        byte[] data = map.readValue(key, Keyspace::liveDataInPlace);
+        FerriteMap<byte[], byte[]> map = existing();
+        byte[] data = map == null ? null : map.readValue(key, Keyspace::liveDataInPlace);
         if (data == null) {
             stats.keyspaceMisses.increment();
             return null;
@@ -116,8 +133,11 @@ final class Keyspace {
      * @return whether the value was written (false: the condition failed)
      */
     boolean store(byte[] key, byte[] data, Condition condition, long expireAt, boolean keepTtl, byte[][] oldOut) {
+        if (condition == Condition.XX && existing() == null) {
+            return false; // no key exists in a database never written (and oldOut[0] stays null)
+        }
         if (condition == Condition.ALWAYS && oldOut == null && !keepTtl) {
-            map.putBytes(key, ValueLayout.encode(expireAt, data)); // a blind write: no read of the old value
+            writable().putBytes(key, ValueLayout.encode(expireAt, data)); // a blind write: no read of the old value
             return true;
         }
         if (condition != Condition.ALWAYS && oldOut == null) {
@@ -130,7 +150,7 @@ final class Keyspace {
         long now = System.currentTimeMillis();
         boolean[] written = {false};
         byte[][] old = {null};
-        map.compute(key, (k, stored) -> {
+        writable().compute(key, (k, stored) -> {
             if (stored != null) {
                 check(k, stored);
             }
@@ -155,7 +175,8 @@ final class Keyspace {
      * @return the removed value if it was live, else null
      */
     byte[] remove(byte[] key) {
-        byte[] removed = map.remove(key);
+        FerriteMap<byte[], byte[]> map = existing();
+        byte[] removed = map == null ? null : map.remove(key);
         if (removed == null) {
             return null;
         }

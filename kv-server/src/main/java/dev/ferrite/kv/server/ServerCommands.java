@@ -24,12 +24,18 @@ final class ServerCommands {
 
     static void register(CommandTable.Registry r) {
         r.add("time", 1, (c, s, a) -> time());
-        r.add("dbsize", 1, (c, s, a) -> Replies.integer(c.databases.get(s.db).longSize()));
+        r.add("dbsize", 1, (c, s, a) -> {
+            FerriteMap<byte[], byte[]> db = c.databases.ifOpen(s.db); // a database never written is empty
+            return Replies.integer(db == null ? 0 : db.longSize());
+        });
         r.add("flushdb", -1, (c, s, a) -> {
             if (!flushArgumentsValid(a)) {
                 return Replies.SYNTAX;
             }
-            c.databases.get(s.db).clear();
+            FerriteMap<byte[], byte[]> db = c.databases.ifOpen(s.db);
+            if (db != null) {
+                db.clear();
+            }
             return Replies.OK;
         });
         r.add("flushall", -1, (c, s, a) -> {

@@ -44,7 +44,7 @@ final class ServerContext {
 
     /** @return the keyspace of the session's selected database */
     Keyspace keyspace(ClientSession session) {
-        return new Keyspace(databases.get(session.db), stats);
+        return new Keyspace(databases, session.db, stats);
     }
 
     /** @return whether clients must authenticate */

@@ -159,7 +159,7 @@ final class StringCommands {
         }
         long expireAt = newAt;
         byte[][] value = {null};
-        ks.map().computeIfPresent(a[1], (k, stored) -> {
+        ks.writable().computeIfPresent(a[1], (k, stored) -> {
             Keyspace.check(k, stored);
             byte[] current = Keyspace.liveAt(stored, now);
             if (current == null) {
@@ -222,7 +222,7 @@ final class StringCommands {
             byte[] stored = ValueLayout.encode(ValueLayout.NO_EXPIRY, pair.getValue());
             byte[] key = pair.getKey().array();
             boolean[] written = {false};
-            ks.map().compute(key, (k, old) -> {
+            ks.writable().compute(key, (k, old) -> {
                 if (Keyspace.liveAt(old, System.currentTimeMillis()) != null) {
                     return old;
                 }
@@ -231,7 +231,7 @@ final class StringCommands {
             });
             if (!written[0]) {
                 for (byte[][] kv : done) {
-                    ks.map().remove(kv[0], kv[1]);
+                    ks.writable().remove(kv[0], kv[1]);
                 }
                 return Replies.ZERO;
             }
@@ -448,16 +448,17 @@ final class StringCommands {
             return Replies.error("ERR offset is out of range");
         }
         byte[] patch = a[3];
+        if (patch.length == 0) {
+            // Answered before the size check, as Redis does: setting nothing never fails.
+            byte[] v = c.keyspace(s).live(a[1]);
+            return Replies.integer(v == null ? 0 : v.length - ValueLayout.DATA);
+        }
         FerriteMap<byte[], byte[]> map = c.databases.get(s.db);
         if (offset + patch.length > map.maxValueSize() - ValueLayout.DATA) {
             return TOO_BIG;
         }
         long now = System.currentTimeMillis();
         long[] length = {0};
-        if (patch.length == 0) {
-            byte[] v = c.keyspace(s).live(a[1]);
-            return Replies.integer(v == null ? 0 : v.length - ValueLayout.DATA);
-        }
         int at = (int) (long) offset;
         map.compute(a[1], (k, stored) -> {
             if (stored != null) {

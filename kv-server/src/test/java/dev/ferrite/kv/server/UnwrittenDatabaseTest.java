@@ -1,0 +1,112 @@
+package dev.ferrite.kv.server;
+
+import dev.ferrite.kv.server.RespClient.Err;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A database nobody wrote to is empty to every read and to writes that find no key, and none of
+ * them creates its file (a new database is a 1 GiB sparse map file whose creation holds up the
+ * event loop); the first write that stores something does. Redis's replies to the same commands
+ * are checked by {@code RedisDifferentialTest}'s catalogue.
+ */
+class UnwrittenDatabaseTest {
+
+    @TempDir
+    Path data;
+
+    private KvServer server;
+
+    @AfterEach
+    void stop() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @Test
+    void readsAndWritesThatFindNothingCreateNoDatabase() throws Exception {
+        server = KvServer.builder().port(0).httpPort(0).dataDirectory(data).threads(1).start();
+        Path db7 = data.resolve("db7.ferrite");
+        try (RespClient c = new RespClient(server.port())) {
+            assertEquals("OK", c.call("SELECT", "7"));
+            List<List<Object>> commandsAndReplies = List.of(
+                    List.of(List.of("GET", "x"), "nil"),
+                    List.of(List.of("MGET", "x", "y"), Arrays.asList(null, null)),
+                    List.of(List.of("EXISTS", "x", "y"), 0L),
+                    List.of(List.of("TYPE", "x"), "none"),
+                    List.of(List.of("TTL", "x"), -2L),
+                    List.of(List.of("PTTL", "x"), -2L),
+                    List.of(List.of("STRLEN", "x"), 0L),
+                    List.of(List.of("GETRANGE", "x", "0", "-1"), ""),
+                    List.of(List.of("DBSIZE"), 0L),
+                    List.of(List.of("KEYS", "*"), List.of()),
+                    List.of(List.of("SCAN", "0"), List.of("0", List.of())),
+                    List.of(List.of("RANDOMKEY"), "nil"),
+                    List.of(List.of("DEL", "x"), 0L),
+                    List.of(List.of("UNLINK", "x", "y"), 0L),
+                    List.of(List.of("EXPIRE", "x", "10"), 0L),
+                    List.of(List.of("PEXPIREAT", "x", "1"), 0L),
+                    List.of(List.of("PERSIST", "x"), 0L),
+                    List.of(List.of("GETDEL", "x"), "nil"),
+                    List.of(List.of("GETEX", "x", "EX", "10"), "nil"),
+                    List.of(List.of("SET", "x", "1", "XX"), "nil"),
+                    List.of(List.of("SET", "x", "1", "XX", "GET"), "nil"),
+                    List.of(List.of("SETRANGE", "x", "0", ""), 0L),
+                    List.of(List.of("RENAME", "x", "y"), new Err("ERR no such key")),
+                    List.of(List.of("RENAMENX", "x", "y"), new Err("ERR no such key")),
+                    List.of(List.of("FLUSHDB"), "OK"));
+            for (List<Object> cr : commandsAndReplies) {
+                @SuppressWarnings("unchecked")
+                List<String> command = (List<String>) cr.get(0);
+                Object expected = "nil".equals(cr.get(1)) ? null : cr.get(1);
+                assertEquals(expected, c.call(command.toArray(String[]::new)), command.toString());
+                assertFalse(Files.exists(db7), command + " created " + db7);
+            }
+
+            HttpClient http = HttpClient.newHttpClient();
+            for (String method : List.of("GET", "HEAD", "DELETE")) {
+                HttpResponse<String> r = http.send(HttpRequest.newBuilder(
+                                URI.create("http://127.0.0.1:" + server.httpPort() + "/v1/kv/7/x"))
+                        .method(method, HttpRequest.BodyPublishers.noBody()).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                assertEquals(404, r.statusCode(), method);
+            }
+            HttpResponse<String> list = http.send(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + server.httpPort() + "/v1/kv/7?prefix=")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, list.statusCode());
+            assertTrue(list.body().contains("\"keys\":[]"), list.body());
+            assertFalse(Files.exists(db7), "HTTP reads created " + db7);
+            assertTrue(((String) c.call("INFO", "keyspace")).lines().noneMatch(l -> l.startsWith("db7:")));
+
+            assertEquals("OK", c.call("SET", "x", "1"));
+            assertTrue(Files.exists(db7), "the first write creates the database");
+            assertEquals("1", c.call("GET", "x"));
+            assertEquals(1L, c.call("DBSIZE"));
+            assertEquals("OK", c.call("SELECT", "0"));
+            assertNull(c.call("GET", "x"), "another database");
+        }
+        server.close();
+        server = KvServer.builder().port(0).dataDirectory(data).threads(1).start();
+        try (RespClient c = new RespClient(server.port())) {
+            assertEquals("OK", c.call("SELECT", "7"));
+            assertEquals("1", c.call("GET", "x"), "reopened at start");
+        }
+    }
+}
