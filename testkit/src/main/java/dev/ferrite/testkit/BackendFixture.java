@@ -30,6 +30,7 @@ public interface BackendFixture {
             case FILE:
                 return PoolSpec.file(dir.resolve("pool-" + SHM_COUNTER.incrementAndGet() + ".ferrite"));
             case SHM:
+                ShmLeftovers.sweepOnce(); // what killed test JVMs left in /dev/shm
                 return PoolSpec.shm("ferrite-test-" + ProcessHandle.current().pid() + "-" + SHM_COUNTER.incrementAndGet());
             default:
                 return PoolSpec.anonymous();
