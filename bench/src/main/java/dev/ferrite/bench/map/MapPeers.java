@@ -72,11 +72,28 @@ public abstract class MapPeers {
         return map.incrementFirstLong(hits[a.next(entries)]);
     }
 
+    /** @return the last character of a random lookup key: the key's fetch, without a map */
+    int lastCharOfRandomKey(MapAccess a) {
+        String k = hits[a.next(entries)];
+        return k.charAt(k.length() - 1);
+    }
+
     /** {@code ConcurrentHashMap<String, byte[]>} on the heap. */
     public static class Chm extends MapPeers {
         @Override
         PeerMap create(Path dir, int entries) {
             return PeerMap.of(new ConcurrentHashMap<>(entries * 2));
+        }
+
+        /**
+         * What every get and put row of every map includes before it reaches the map: a random
+         * lookup key is picked and its bytes read (the {@code String}, then its array: at 1M keys
+         * and more, two cache misses one after the other), and no map is asked. Here nothing else
+         * delays the next key's fetch, so fetches overlap; in a map's row they may not.
+         */
+        @Benchmark
+        public int keyFetch(MapAccess a) {
+            return lastCharOfRandomKey(a);
         }
 
         /** A long field of a value incremented: {@code computeIfPresent} of a changed copy. */
