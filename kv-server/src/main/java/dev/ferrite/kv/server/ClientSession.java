@@ -19,6 +19,11 @@ final class ClientSession {
     int dirtyDatabases;
     /** Whether the client gave the password (always true when the server has none). */
     boolean authenticated;
+    /**
+     * Set while a command runs again after its database's creation failed on the creator thread:
+     * it then creates the database itself, on the event loop, and answers the failure as an error.
+     */
+    boolean createInline;
 
     /** @param authenticated whether the connection starts logged in (the server has no password) */
     ClientSession(boolean authenticated) {

@@ -10,15 +10,21 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * The server's 16 databases ({@code SELECT 0} to {@code 15}): database {@code n} is a file-backed
  * {@link FerriteMap} of raw keys to {@link ValueLayout stored values} in {@code <data>/db<n>.ferrite},
- * opened at start if its file exists, created the first time a client writes to it ({@link #get}),
- * and closed with the server. Reads go through {@link #ifOpen}: a database never written is empty
- * and reading it creates no file, as in Redis (a new database costs a 1 GiB sparse file and, on
- * a disk that reads ahead megabytes, some hundred milliseconds of the event loop). Thread-safe.
+ * opened at start if its file exists, created the first time a client writes to it, and closed
+ * with the server. Reads go through {@link #ifOpen}: a database never written is empty and reading
+ * it creates no file, as in Redis. A new database costs a 1 GiB sparse file and, on a disk that
+ * reads ahead megabytes, some hundred milliseconds: an event loop asks {@link #getOrCreateLater},
+ * which creates it on the creator thread, so that the loop's other connections are not held up;
+ * {@link #get} creates it in the calling thread. Thread-safe.
  */
 final class Databases implements AutoCloseable {
 
@@ -40,6 +46,11 @@ final class Databases implements AutoCloseable {
     private final String backend;
     /** Read without a lock by every command; written under the lock. */
     private final AtomicReferenceArray<FerriteMap<byte[], byte[]>> maps = new AtomicReferenceArray<>(COUNT);
+    /** Per database, the creation running on the creator thread, or null; guarded by itself. */
+    private final CompletableFuture<?>[] creations = new CompletableFuture<?>[COUNT];
+    private ExecutorService creator;
+    /** Run on the creator thread before each creation: a test's hook to hold a creation back. */
+    volatile Runnable beforeCreation = () -> { };
     private boolean closed;
 
     /**
@@ -69,6 +80,68 @@ final class Databases implements AutoCloseable {
     FerriteMap<byte[], byte[]> get(int index) {
         FerriteMap<byte[], byte[]> map = maps.get(index);
         return map != null ? map : open(index);
+    }
+
+    /**
+     * For an event loop, which must not wait for a creation: database {@code index} if it is open,
+     * else its creation is started (once) on the creator thread and {@link DatabaseCreating} is
+     * thrown, for the caller to run the command again when it is done.
+     *
+     * @return the open database
+     * @throws DatabaseCreating if it does not exist yet
+     */
+    FerriteMap<byte[], byte[]> getOrCreateLater(int index) {
+        FerriteMap<byte[], byte[]> map = maps.get(index);
+        if (map != null) {
+            return map;
+        }
+        CompletableFuture<Void> ready;
+        synchronized (creations) {
+            map = maps.get(index);
+            if (map != null) {
+                return map;
+            }
+            @SuppressWarnings("unchecked")
+            CompletableFuture<Void> running = (CompletableFuture<Void>) creations[index];
+            ready = running;
+            if (ready == null) {
+                CompletableFuture<Void> f = new CompletableFuture<>();
+                creations[index] = f; // cleared by the task, which needs this lock to do so
+                ready = f;
+                try {
+                    creator().execute(() -> {
+                        try {
+                            beforeCreation.run();
+                            get(index);
+                            f.complete(null);
+                        } catch (Throwable t) {
+                            f.completeExceptionally(t);
+                        } finally {
+                            synchronized (creations) {
+                                creations[index] = null;
+                            }
+                        }
+                    });
+                } catch (RejectedExecutionException e) {
+                    creations[index] = null;
+                    throw new FerriteException("the server's databases are closed");
+                }
+            }
+        }
+        throw new DatabaseCreating(index, ready);
+    }
+
+    private ExecutorService creator() {
+        synchronized (creations) {
+            if (creator == null) {
+                creator = Executors.newSingleThreadExecutor(r -> {
+                    Thread t = new Thread(r, "ferrite-db-create");
+                    t.setDaemon(true);
+                    return t;
+                });
+            }
+            return creator;
+        }
     }
 
     /** @return database {@code index} if it is open (exists), else null; opens nothing */
@@ -103,6 +176,11 @@ final class Databases implements AutoCloseable {
     @Override
     public synchronized void close() {
         closed = true;
+        synchronized (creations) {
+            if (creator != null) {
+                creator.shutdown(); // a creation still queued finds the databases closed
+            }
+        }
         for (int i = 0; i < COUNT; i++) {
             FerriteMap<byte[], byte[]> map = maps.getAndSet(i, null);
             if (map != null) {

@@ -135,7 +135,7 @@ final class HttpApi extends SimpleChannelInboundHandler<FullHttpRequest> {
         if (key.length == 0) {
             throw new FerriteException("the key is empty");
         }
-        Keyspace ks = new Keyspace(server.databases, db, server.stats);
+        Keyspace ks = new Keyspace(server.databases, db, server.stats, false);
         if (method.equals(HttpMethod.GET) || method.equals(HttpMethod.HEAD)) {
             byte[] stored = ks.live(key);
             if (stored == null) {

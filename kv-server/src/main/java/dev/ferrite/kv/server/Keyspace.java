@@ -19,21 +19,28 @@ final class Keyspace {
     private final Databases databases;
     private final int db;
     private final ServerStats stats;
+    private final boolean deferCreation;
 
     /**
      * @param databases the server's databases
      * @param db        the index of this keyspace's database, 0 to {@link Databases#COUNT} - 1
      * @param stats     where hits, misses and expired keys are counted
+     * @param deferCreation whether a write to a database that does not exist yet throws
+     *                  {@link DatabaseCreating} (on an event loop) instead of creating it in place
      */
-    Keyspace(Databases databases, int db, ServerStats stats) {
+    Keyspace(Databases databases, int db, ServerStats stats, boolean deferCreation) {
         this.databases = databases;
         this.db = db;
         this.stats = stats;
+        this.deferCreation = deferCreation;
     }
 
-    /** @return the database's map, created if it does not exist yet: for a write */
+    /**
+     * @return the database's map for a write, created if it does not exist yet
+     * @throws DatabaseCreating if it does not exist and its creation is deferred (nothing written)
+     */
     FerriteMap<byte[], byte[]> writable() {
-        return databases.get(db);
+        return deferCreation ? databases.getOrCreateLater(db) : databases.get(db);
     }
 
     /**

@@ -183,6 +183,11 @@ public final class KvServer implements AutoCloseable {
         return busyPollMicros;
     }
 
+    /** @return the server's databases (for tests in this package) */
+    Databases databases() {
+        return databases;
+    }
+
     /** Stops listening, closes every connection, then closes the databases. Idempotent. */
     @Override
     public synchronized void close() {

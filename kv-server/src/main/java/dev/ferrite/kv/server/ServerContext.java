@@ -1,5 +1,7 @@
 package dev.ferrite.kv.server;
 
+import dev.ferrite.kv.FerriteMap;
+
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.LinkedHashMap;
@@ -42,9 +44,21 @@ final class ServerContext {
         this.settings = new LinkedHashMap<>(settings);
     }
 
-    /** @return the keyspace of the session's selected database */
+    /** @return the keyspace of the session's selected database (its creation deferred, see {@link #writable}) */
     Keyspace keyspace(ClientSession session) {
-        return new Keyspace(databases, session.db, stats);
+        return new Keyspace(databases, session.db, stats, !session.createInline);
+    }
+
+    /**
+     * The session's selected database for a write. On an event loop a database that does not
+     * exist yet is not created in place, which would hold up every connection of the loop: its
+     * creation starts on the creator thread and the command is run again when it is done.
+     *
+     * @return the open database
+     * @throws DatabaseCreating if it does not exist yet (the command has written nothing)
+     */
+    FerriteMap<byte[], byte[]> writable(ClientSession session) {
+        return session.createInline ? databases.get(session.db) : databases.getOrCreateLater(session.db);
     }
 
     /** @return whether clients must authenticate */

@@ -258,7 +258,7 @@ final class StringCommands {
      * a digit more or less) a compute decides and rewrites the value.
      */
     private static RedisMessage incrBy(ServerContext c, ClientSession s, byte[] key, long delta) {
-        FerriteMap<byte[], byte[]> map = c.databases.get(s.db);
+        FerriteMap<byte[], byte[]> map = c.writable(s);
         InPlaceIncrement inPlace = new InPlaceIncrement(delta);
         byte[] initial = delta == 1 ? STORED_ONE : delta == -1 ? STORED_MINUS_ONE : counter(delta);
         if (!map.updateValueOrPut(key, inPlace, initial)) {
@@ -363,7 +363,7 @@ final class StringCommands {
         }
         long now = System.currentTimeMillis();
         RedisMessage[] reply = {null};
-        c.databases.get(s.db).compute(a[1], (k, stored) -> {
+        c.writable(s).compute(a[1], (k, stored) -> {
             if (stored != null) {
                 Keyspace.check(k, stored);
             }
@@ -392,7 +392,7 @@ final class StringCommands {
     private static RedisMessage append(ServerContext c, ClientSession s, byte[][] a) {
         long now = System.currentTimeMillis();
         long[] length = {0};
-        FerriteMap<byte[], byte[]> map = c.databases.get(s.db);
+        FerriteMap<byte[], byte[]> map = c.writable(s);
         long maxLength = map.maxValueSize() - ValueLayout.DATA;
         map.compute(a[1], (k, stored) -> {
             if (stored != null) {
@@ -453,7 +453,7 @@ final class StringCommands {
             byte[] v = c.keyspace(s).live(a[1]);
             return Replies.integer(v == null ? 0 : v.length - ValueLayout.DATA);
         }
-        FerriteMap<byte[], byte[]> map = c.databases.get(s.db);
+        FerriteMap<byte[], byte[]> map = c.writable(s);
         if (offset + patch.length > map.maxValueSize() - ValueLayout.DATA) {
             return TOO_BIG;
         }

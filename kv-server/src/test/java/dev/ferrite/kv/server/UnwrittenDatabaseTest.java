@@ -13,6 +13,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -107,6 +109,78 @@ class UnwrittenDatabaseTest {
         try (RespClient c = new RespClient(server.port())) {
             assertEquals("OK", c.call("SELECT", "7"));
             assertEquals("1", c.call("GET", "x"), "reopened at start");
+        }
+    }
+
+    @Test
+    void theFirstWriteToANewDatabaseHoldsUpOnlyItsOwnConnection() throws Exception {
+        server = KvServer.builder().port(0).dataDirectory(data).threads(1).start();
+        try (RespClient c = new RespClient(server.port())) {
+            assertEquals("OK", c.call("SET", "a", "b")); // database 0 exists before creations are held back
+        }
+        CountDownLatch creating = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        server.databases().beforeCreation = () -> {
+            creating.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        try (RespClient writer = new RespClient(server.port()); RespClient other = new RespClient(server.port())) {
+            whileHeldBack(writer, other, creating, release);
+        } finally {
+            release.countDown(); // also when an assertion failed: the server must be able to stop
+        }
+        assertTrue(Files.exists(data.resolve("db3.ferrite")) && Files.exists(data.resolve("db4.ferrite")));
+    }
+
+    private static void whileHeldBack(RespClient writer, RespClient other, CountDownLatch creating,
+                                  CountDownLatch release) throws Exception {
+        assertEquals("OK", writer.call("SELECT", "3"));
+        // A pipeline: the first write waits for database 3, and the rest waits behind it, in order.
+        writer.send("SET", "k", "1");
+        writer.send("INCR", "k");
+        writer.send("GET", "k");
+        writer.send("SELECT", "4");
+        writer.send("SET", "j", "x"); // database 4 does not exist either
+        writer.send("SELECT", "3");
+        writer.send("GET", "k");
+        assertTrue(creating.await(10, TimeUnit.SECONDS), "the creation started");
+        // The one event loop still serves the other connection, also in other databases.
+        assertEquals("PONG", other.call("PING"));
+        assertEquals("OK", other.call("SET", "a", "c"));
+        assertEquals("c", other.call("GET", "a"));
+        assertEquals("OK", other.call("SELECT", "3"));
+        assertNull(other.call("GET", "k"), "database 3 holds nothing yet");
+        release.countDown();
+        assertEquals("OK", writer.read());
+        assertEquals(2L, writer.read());
+        assertEquals("2", writer.read());
+        assertEquals("OK", writer.read());
+        assertEquals("OK", writer.read());
+        assertEquals("OK", writer.read());
+        assertEquals("2", writer.read());
+        assertEquals("2", other.call("GET", "k"));
+        assertEquals("OK", other.call("SELECT", "4"));
+        assertEquals("x", other.call("GET", "j"));
+        assertEquals(1L, other.call("DBSIZE"));
+    }
+
+    @Test
+    void aCreationThatFailsIsAnsweredAsAnError() throws Exception {
+        server = KvServer.builder().port(0).dataDirectory(data).threads(1).start();
+        // A directory where database 5's file goes: creating it fails, on the creator thread and inline.
+        Files.createDirectories(data.resolve("db5.ferrite"));
+        try (RespClient c = new RespClient(server.port())) {
+            assertEquals("OK", c.call("SELECT", "5"));
+            Object reply = c.call("SET", "k", "v");
+            assertTrue(reply instanceof Err e && e.text().startsWith("ERR "), String.valueOf(reply));
+            assertEquals("PONG", c.call("PING"), "the connection goes on");
+            assertEquals(0L, c.call("DBSIZE"));
+            assertEquals("OK", c.call("SELECT", "0"));
+            assertEquals("OK", c.call("SET", "k", "v"));
         }
     }
 }
