@@ -102,7 +102,6 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
         }
     }
 
-    /** The context to flush once the event loop's pass is over ({@link PassFlush}), or null if none is due. */
     /**
      * Stops this connection while the database its command needs is created off the event loop:
      * the command (which wrote nothing) and every later one wait in {@link #deferred}, reading
@@ -163,6 +162,7 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
         super.channelWritabilityChanged(ctx);
     }
 
+    /** The context to flush once the event loop's pass is over ({@link PassFlush}), or null if none is due. */
     private ChannelHandlerContext flushDue;
 
     @Override
