@@ -5,10 +5,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.InputStream;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -182,5 +185,50 @@ class UnwrittenDatabaseTest {
             assertEquals("OK", c.call("SELECT", "0"));
             assertEquals("OK", c.call("SET", "k", "v"));
         }
+    }
+
+    @Test
+    void anHttpPutIntoANewDatabaseHoldsUpOnlyItsOwnConnection() throws Exception {
+        server = KvServer.builder().port(0).httpPort(0).dataDirectory(data).threads(1).start();
+        CountDownLatch creating = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        server.databases().beforeCreation = () -> {
+            creating.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        try (Socket http = new Socket("127.0.0.1", server.httpPort()); RespClient other = new RespClient(server.port())) {
+            http.setSoTimeout(10_000);
+            // Two pipelined requests: the PUT waits for database 6, the GET behind it.
+            http.getOutputStream().write(("PUT /v1/kv/6/k HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello"
+                    + "GET /v1/kv/6/k HTTP/1.1\r\nHost: x\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+            http.getOutputStream().flush();
+            assertTrue(creating.await(10, TimeUnit.SECONDS), "the creation started");
+            assertEquals("PONG", other.call("PING"), "the event loop serves other connections meanwhile");
+            release.countDown();
+            String replies = readUntil(http.getInputStream(), "hello");
+            int created = replies.indexOf("HTTP/1.1 201");
+            int ok = replies.indexOf("HTTP/1.1 200");
+            assertTrue(created >= 0 && ok > created, replies);
+        } finally {
+            release.countDown();
+        }
+        assertTrue(Files.exists(data.resolve("db6.ferrite")));
+    }
+
+    /** Reads until the text read so far ends with {@code end}. */
+    private static String readUntil(InputStream in, String end) throws Exception {
+        StringBuilder b = new StringBuilder();
+        while (!b.toString().endsWith(end)) {
+            int c = in.read();
+            if (c < 0) {
+                break;
+            }
+            b.append((char) c);
+        }
+        return b.toString();
     }
 }
