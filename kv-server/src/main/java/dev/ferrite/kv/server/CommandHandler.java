@@ -12,9 +12,6 @@ import io.netty.handler.codec.redis.RedisMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.ArrayDeque;
-import java.util.concurrent.RejectedExecutionException;
-
 /**
  * Runs each decoded request of one connection in order and encodes its reply ({@link RespWriter})
  * into one buffer; the replies of a pipeline go out in one write after the event loop has served
@@ -35,8 +32,8 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
     private final long maxOutputBytes;
     /** Replies encoded since the last flush, or null. */
     private ByteBuf pending;
-    /** Commands waiting, in order, for a database being created; null when none wait. */
-    private ArrayDeque<byte[][]> deferred;
+    /** Commands waiting, in order, for a database being created off the event loop. */
+    private final DatabaseWait<byte[][]> waiting = new DatabaseWait<>();
     /**
      * The last reply buffer handed to the channel, with one reference of ours: once the channel
      * has written and released it, it is the next {@link #pending} instead of a new buffer. An
@@ -64,8 +61,8 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, byte[][] args) {
-        if (deferred != null) {
-            deferred.add(args); // behind a command that waits for its database: keep the order
+        if (waiting.holds()) {
+            waiting.add(args); // behind a command that waits for its database: keep the order
             return;
         }
         if (session.quit || !ctx.channel().isActive()) {
@@ -76,7 +73,7 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
             reply = CommandTable.execute(server, session, args);
         } catch (DatabaseCreating wait) {
             server.stats.commands.decrement(); // counted again when it runs
-            defer(ctx, args, wait);
+            waiting.begin(ctx, args, wait, failed -> resume(ctx, failed));
             return;
         } catch (FerriteException e) {
             server.stats.errorReplies.increment();
@@ -102,63 +99,19 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
         }
     }
 
-    /**
-     * Stops this connection while the database its command needs is created off the event loop:
-     * the command (which wrote nothing) and every later one wait in {@link #deferred}, reading
-     * stops, and the other connections of the loop go on being served.
-     */
-    private void defer(ChannelHandlerContext ctx, byte[][] args, DatabaseCreating wait) {
-        deferred = new ArrayDeque<>();
-        deferred.add(args);
-        ctx.channel().config().setAutoRead(false);
-        wait.ready.whenComplete((done, failure) -> {
-            try {
-                ctx.executor().execute(() -> resume(ctx, failure != null));
-            } catch (RejectedExecutionException shuttingDown) {
-                // the server is stopping: the connection closes with its event loop
-            }
-        });
-    }
-
-    /**
-     * Runs the waiting commands in order once the database is there; a command that meets
-     * another database being created waits again with the rest behind it.
-     *
-     * @param failed whether the creation failed: the first command then creates the database
-     *               itself, so that it answers the failure as an error
-     */
+    /** Runs the commands that waited for their database, then flushes the replies they gave. */
     private void resume(ChannelHandlerContext ctx, boolean failed) {
-        ArrayDeque<byte[][]> waiting = deferred;
-        deferred = null;
-        if (waiting == null) {
-            return;
-        }
-        session.createInline = failed;
+        waiting.resume(ctx, failed, inline -> session.createInline = inline, args -> channelRead0(ctx, args));
         try {
-            channelRead0(ctx, waiting.poll());
-        } finally {
-            session.createInline = false;
-        }
-        while (deferred == null && !waiting.isEmpty()) {
-            channelRead0(ctx, waiting.poll());
-        }
-        if (deferred != null) {
-            deferred.addAll(waiting);
-            return;
-        }
-        try {
-            flushReplies(ctx);
+            flushReplies(ctx); // also when a later command waits again: the earlier ones' replies go now
         } catch (RuntimeException e) {
             exceptionCaught(ctx, e);
         }
-        ctx.channel().config().setAutoRead(ctx.channel().isWritable());
     }
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
-        if (deferred != null) {
-            ctx.channel().config().setAutoRead(false); // the guard before this one turned it on: not yet
-        }
+        waiting.onWritabilityChanged(ctx);
         super.channelWritabilityChanged(ctx);
     }
 

@@ -27,11 +27,9 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.RejectedExecutionException;
 
 /**
  * The HTTP/1.1 API, one instance per connection:
@@ -58,8 +56,8 @@ final class HttpApi extends SimpleChannelInboundHandler<FullHttpRequest> {
     static final int MAX_PAGE = 10_000;
 
     private final ServerContext server;
-    /** Requests waiting, in order and retained, for a database being created; null when none wait. */
-    private ArrayDeque<FullHttpRequest> deferred;
+    /** Requests waiting, in order and retained, for a database being created off the event loop. */
+    private final DatabaseWait<FullHttpRequest> waiting = new DatabaseWait<>();
     /** Set while a request runs again after its database's creation failed off the event loop. */
     private boolean createInline;
 
@@ -69,8 +67,8 @@ final class HttpApi extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
-        if (deferred != null) {
-            deferred.add(request.retain()); // behind a request that waits for its database: keep the order
+        if (waiting.holds()) {
+            waiting.add(request.retain()); // behind a request that waits for its database: keep the order
             return;
         }
         handle(ctx, request);
@@ -92,7 +90,8 @@ final class HttpApi extends SimpleChannelInboundHandler<FullHttpRequest> {
         try {
             response = route(request);
         } catch (DatabaseCreating wait) {
-            defer(ctx, request.retain(), wait);
+            waiting.begin(ctx, request.retain(), wait, failed -> waiting.resume(ctx, failed,
+                    inline -> createInline = inline, r -> runWaiting(ctx, r)));
             return;
         } catch (FerriteException e) {
             response = error(HttpResponseStatus.BAD_REQUEST, e.getMessage());
@@ -103,48 +102,7 @@ final class HttpApi extends SimpleChannelInboundHandler<FullHttpRequest> {
         send(ctx, request, response);
     }
 
-    /**
-     * Stops this connection while the database a {@code PUT} needs is created off the event loop
-     * (see {@link Databases#getOrCreateLater}); the request, which wrote nothing, and every later
-     * one wait in {@link #deferred}, and the loop's other connections go on being served.
-     */
-    private void defer(ChannelHandlerContext ctx, FullHttpRequest request, DatabaseCreating wait) {
-        deferred = new ArrayDeque<>();
-        deferred.add(request);
-        ctx.channel().config().setAutoRead(false);
-        wait.ready.whenComplete((done, failure) -> {
-            try {
-                ctx.executor().execute(() -> resume(ctx, failure != null));
-            } catch (RejectedExecutionException shuttingDown) {
-                // the server is stopping: the connection closes with its event loop
-            }
-        });
-    }
-
-    /** Runs the waiting requests in order; the first creates the database itself if its creation failed. */
-    private void resume(ChannelHandlerContext ctx, boolean failed) {
-        ArrayDeque<FullHttpRequest> waiting = deferred;
-        deferred = null;
-        if (waiting == null) {
-            return;
-        }
-        createInline = failed;
-        FullHttpRequest first = waiting.poll();
-        try {
-            runWaiting(ctx, first);
-        } finally {
-            createInline = false;
-        }
-        while (deferred == null && !waiting.isEmpty()) {
-            runWaiting(ctx, waiting.poll());
-        }
-        if (deferred != null) {
-            deferred.addAll(waiting);
-            return;
-        }
-        ctx.channel().config().setAutoRead(ctx.channel().isWritable());
-    }
-
+    /** Handles a request that waited for its database, then drops the reference taken when it was queued. */
     private void runWaiting(ChannelHandlerContext ctx, FullHttpRequest request) {
         try {
             if (ctx.channel().isActive()) {
@@ -157,19 +115,13 @@ final class HttpApi extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
-        if (deferred != null) {
-            ctx.channel().config().setAutoRead(false); // the guard before this one turned it on: not yet
-        }
+        waiting.onWritabilityChanged(ctx);
         super.channelWritabilityChanged(ctx);
     }
 
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
-        ArrayDeque<FullHttpRequest> waiting = deferred;
-        deferred = null;
-        if (waiting != null) {
-            waiting.forEach(FullHttpRequest::release);
-        }
+        waiting.clear(FullHttpRequest::release);
     }
 
     private void send(ChannelHandlerContext ctx, FullHttpRequest request, FullHttpResponse response) {
