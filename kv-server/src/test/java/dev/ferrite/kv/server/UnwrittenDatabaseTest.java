@@ -123,14 +123,7 @@ class UnwrittenDatabaseTest {
         }
         CountDownLatch creating = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        server.databases().beforeCreation = () -> {
-            creating.countDown();
-            try {
-                release.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        };
+        holdCreationsBack(creating, release);
         try (RespClient writer = new RespClient(server.port()); RespClient other = new RespClient(server.port())) {
             whileHeldBack(writer, other, creating, release);
         } finally {
@@ -192,14 +185,7 @@ class UnwrittenDatabaseTest {
         server = KvServer.builder().port(0).httpPort(0).dataDirectory(data).threads(1).start();
         CountDownLatch creating = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        server.databases().beforeCreation = () -> {
-            creating.countDown();
-            try {
-                release.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        };
+        holdCreationsBack(creating, release);
         try (Socket http = new Socket("127.0.0.1", server.httpPort()); RespClient other = new RespClient(server.port())) {
             http.setSoTimeout(10_000);
             // Two pipelined requests: the PUT waits for database 6, the GET behind it.
@@ -230,5 +216,17 @@ class UnwrittenDatabaseTest {
             b.append((char) c);
         }
         return b.toString();
+    }
+
+    /** Makes each database creation count {@code creating} down, then wait for {@code release}. */
+    private void holdCreationsBack(CountDownLatch creating, CountDownLatch release) {
+        server.databases().beforeCreation = () -> {
+            creating.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
     }
 }
