@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -22,21 +23,15 @@ public final class ShmLeftovers {
     /** The names {@link BackendFixture} gives shm pools: prefix, pid, counter. */
     static final Pattern TEST_POOL = Pattern.compile("ferrite-test-(\\d+)-\\d+");
 
-    private static volatile boolean swept;
+    private static final AtomicBoolean SWEPT = new AtomicBoolean();
 
     private ShmLeftovers() {
     }
 
     /** Sweeps {@code /dev/shm} the first time it is called in this JVM; later calls do nothing. */
     public static void sweepOnce() {
-        if (swept) {
-            return;
-        }
-        synchronized (ShmLeftovers.class) {
-            if (!swept) {
-                swept = true;
-                sweep(Path.of("/dev/shm"));
-            }
+        if (SWEPT.compareAndSet(false, true)) {
+            sweep(Path.of("/dev/shm"));
         }
     }
 

@@ -10,6 +10,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -47,8 +50,13 @@ final class Databases implements AutoCloseable {
     /** Read without a lock by every command; written under the lock. */
     private final AtomicReferenceArray<FerriteMap<byte[], byte[]>> maps = new AtomicReferenceArray<>(COUNT);
     /** Per database, the creation running on the creator thread, or null; guarded by itself. */
-    private final CompletableFuture<?>[] creations = new CompletableFuture<?>[COUNT];
-    private ExecutorService creator;
+    private final List<CompletableFuture<Void>> creations = new ArrayList<>(Collections.nCopies(COUNT, null));
+    /** Creates databases for the event loops; its thread starts with the first creation. */
+    private final ExecutorService creator = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "ferrite-db-create");
+        t.setDaemon(true);
+        return t;
+    });
     /** Run on the creator thread before each creation: a test's hook to hold a creation back. */
     volatile Runnable beforeCreation = () -> { };
     private boolean closed;
@@ -101,15 +109,13 @@ final class Databases implements AutoCloseable {
             if (map != null) {
                 return map;
             }
-            @SuppressWarnings("unchecked")
-            CompletableFuture<Void> running = (CompletableFuture<Void>) creations[index];
-            ready = running;
+            ready = creations.get(index);
             if (ready == null) {
                 CompletableFuture<Void> f = new CompletableFuture<>();
-                creations[index] = f; // cleared by the task, which needs this lock to do so
+                creations.set(index, f); // cleared by the task, which needs this lock to do so
                 ready = f;
                 try {
-                    creator().execute(() -> {
+                    creator.execute(() -> {
                         try {
                             beforeCreation.run();
                             get(index);
@@ -118,30 +124,17 @@ final class Databases implements AutoCloseable {
                             f.completeExceptionally(t);
                         } finally {
                             synchronized (creations) {
-                                creations[index] = null;
+                                creations.set(index, null);
                             }
                         }
                     });
                 } catch (RejectedExecutionException e) {
-                    creations[index] = null;
+                    creations.set(index, null);
                     throw new FerriteException("the server's databases are closed");
                 }
             }
         }
         throw new DatabaseCreating(index, ready);
-    }
-
-    private ExecutorService creator() {
-        synchronized (creations) {
-            if (creator == null) {
-                creator = Executors.newSingleThreadExecutor(r -> {
-                    Thread t = new Thread(r, "ferrite-db-create");
-                    t.setDaemon(true);
-                    return t;
-                });
-            }
-            return creator;
-        }
     }
 
     /** @return database {@code index} if it is open (exists), else null; opens nothing */
@@ -176,11 +169,7 @@ final class Databases implements AutoCloseable {
     @Override
     public synchronized void close() {
         closed = true;
-        synchronized (creations) {
-            if (creator != null) {
-                creator.shutdown(); // a creation still queued finds the databases closed
-            }
-        }
+        creator.shutdown(); // a creation still queued finds the databases closed
         for (int i = 0; i < COUNT; i++) {
             FerriteMap<byte[], byte[]> map = maps.getAndSet(i, null);
             if (map != null) {

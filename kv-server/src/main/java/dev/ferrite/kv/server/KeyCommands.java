@@ -182,14 +182,15 @@ final class KeyCommands {
         if (java.util.Arrays.equals(a[1], a[2])) {
             return onlyIfAbsent ? Replies.ZERO : Replies.OK;
         }
+        FerriteMap<byte[], byte[]> map = ks.writable(); // it exists: it holds the key
         if (onlyIfAbsent) {
-            if (ks.live(a[2]) != null || ks.writable().putIfAbsent(a[2], v) != null) {
+            if (ks.live(a[2]) != null || map.putIfAbsent(a[2], v) != null) {
                 return Replies.ZERO;
             }
         } else {
-            ks.writable().put(a[2], v);
+            map.put(a[2], v);
         }
-        ks.writable().remove(a[1], v);
+        map.remove(a[1], v);
         return onlyIfAbsent ? Replies.ONE : Replies.OK;
     }
 }
