@@ -45,10 +45,11 @@ class MapProcessTest {
         FerriteMapBuilder<String, byte[]> b = builder(backend, where);
         b.expectedEntries(100).create().close(); // small, so the writers' rebuilds get killed too
         Map<String, Long> acked = new ConcurrentHashMap<>();
-        Random random = new Random(7);
+        Random random = new Random(Long.getLong("ferrite.test.killSeed", 7));
         long repairsSeen = 0;
         try {
-            for (int round = 0; round < 6; round++) {
+            int rounds = Integer.getInteger("ferrite.test.killRounds", 6);
+            for (int round = 0; round < rounds; round++) {
                 List<Process> writers = new ArrayList<>();
                 List<Thread> readers = new ArrayList<>();
                 for (int id = 0; id < 2; id++) {

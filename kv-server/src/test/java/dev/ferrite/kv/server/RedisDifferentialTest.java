@@ -36,7 +36,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  *
  * <p>Relative expiries in the random sequences are either at most 0 (the key goes at once) or at
  * least 1,000 seconds, so no key expires between the two servers' calls. Run with
- * {@code -Dferrite.test.redisSeeds=N} to try N sequences of each kind instead of 16.
+ * {@code -Dferrite.test.redisSeeds=N} to try N sequences of each kind instead of 16 (and
+ * {@code -Dferrite.test.redisSeedFrom=S} to start at seed S instead of 1).
  */
 class RedisDifferentialTest {
 
@@ -86,9 +87,13 @@ class RedisDifferentialTest {
                 + String.join("\n", mismatches));
     }
 
-    /** Seeds 1 to {@code ferrite.test.redisSeeds} (16 unless set: a longer search runs with more). */
+    /**
+     * {@code ferrite.test.redisSeeds} seeds (16 unless set: a longer search runs with more) from
+     * {@code ferrite.test.redisSeedFrom} (1 unless set: a search can go on past the seeds tried).
+     */
     static LongStream seeds() {
-        return LongStream.rangeClosed(1, Long.getLong("ferrite.test.redisSeeds", 16));
+        long from = Long.getLong("ferrite.test.redisSeedFrom", 1);
+        return LongStream.range(from, from + Long.getLong("ferrite.test.redisSeeds", 16));
     }
 
     @ParameterizedTest(name = "seed {0}")
