@@ -59,6 +59,11 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
         this.maxOutputBytes = maxOutputBytes;
     }
 
+    /** @return whether this connection must still log in (its requests are held to Redis's unauthenticated limits) */
+    boolean unauthenticated() {
+        return !session.authenticated;
+    }
+
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, byte[][] args) {
         if (waiting.holds()) {
@@ -213,7 +218,7 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
             if (pending == null) {
                 pending = replyBuffer(ctx);
             }
-            RespWriter.write(Replies.error("ERR Protocol error: " + cause.getMessage()), pending);
+            RespWriter.write(new ErrorLine().text("ERR Protocol error: " + cause.getMessage()).build(), pending);
             flushReplies(ctx).addListener(ChannelFutureListener.CLOSE);
             return;
         }

@@ -1,6 +1,5 @@
 package dev.ferrite.kv.server;
 
-import io.netty.handler.codec.redis.ErrorRedisMessage;
 import io.netty.handler.codec.redis.RedisMessage;
 
 import java.nio.charset.StandardCharsets;
@@ -217,11 +216,11 @@ final class CommandTable {
             long micros = (System.nanoTime() - start) / 1000;
             counter.micros.add(micros);
             stats.recordLatency(micros);
-            if (reply instanceof ErrorRedisMessage) {
+            if (Replies.isError(reply)) {
                 counter.errors.increment();
             }
         }
-        if (reply instanceof ErrorRedisMessage) {
+        if (Replies.isError(reply)) {
             stats.errorReplies.increment();
         }
         return reply;

@@ -45,6 +45,10 @@ final class ConnectionCommands {
         if (index == null) {
             return Replies.NOT_INTEGER;
         }
+        if (index != (int) (long) index) { // Redis reads the index as an int first
+            return Replies.error("ERR value is out of range, value must between " + Integer.MIN_VALUE + " and "
+                    + Integer.MAX_VALUE);
+        }
         if (index < 0 || index >= Databases.COUNT) {
             return Replies.DB_RANGE;
         }
@@ -107,7 +111,8 @@ final class ConnectionCommands {
                         return bad;
                     }
                 } else {
-                    return Replies.error("ERR Syntax error in HELLO option '" + Replies.printable(a[i], 64) + "'");
+                    return new ErrorLine().text("ERR Syntax error in HELLO option '").quote(a[i], ErrorLine.WHOLE).text("'")
+                            .build();
                 }
             }
         }
@@ -145,12 +150,12 @@ final class ConnectionCommands {
                 }
                 String attr = Args.lower(a[2]);
                 if (!attr.equals("lib-name") && !attr.equals("lib-ver")) {
-                    return Replies.error("ERR Unrecognized option '" + Replies.printable(a[2], 64) + "'");
+                    return new ErrorLine().text("ERR Unrecognized option '").quote(a[2], ErrorLine.WHOLE).text("'").build();
                 }
                 return Replies.OK;
             }
             default:
-                return Replies.error("ERR unknown subcommand '" + Replies.printable(a[1], 64) + "'. Try CLIENT HELP.");
+                return Replies.unknownSubcommand(a[1], "CLIENT");
         }
     }
 

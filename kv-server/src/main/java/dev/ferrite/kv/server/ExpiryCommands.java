@@ -60,7 +60,7 @@ final class ExpiryCommands {
                 case "gt" -> flags |= GT;
                 case "lt" -> flags |= LT;
                 default -> {
-                    return Replies.error("ERR Unsupported option " + Replies.printable(a[i], 128));
+                    return new ErrorLine().text("ERR Unsupported option ").quote(a[i], ErrorLine.WHOLE).build();
                 }
             }
         }

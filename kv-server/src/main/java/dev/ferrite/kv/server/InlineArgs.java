@@ -5,8 +5,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Splits an inline command line into arguments as Redis's {@code sdssplitargs} does: spaces
- * separate; "double quotes" allow the escapes {@code \n \r \t \b \a \\ \"} and {@code \xHH};
+ * Splits an inline command line into arguments as Redis's {@code sdssplitargs} does: blanks
+ * (C's {@code isspace}) separate, but inside an unquoted argument only space, tab, CR and LF end
+ * it; "double quotes" allow the escapes {@code \n \r \t \b \a \\ \"} and {@code \xHH};
  * 'single quotes' allow {@code \'}; a closing quote must be followed by a space or the end.
  */
 final class InlineArgs {
@@ -71,7 +72,7 @@ final class InlineArgs {
                         break;
                     }
                     byte c = line[i];
-                    if (isSpace(c)) {
+                    if (endsWord(c)) {
                         done = true;
                     } else if (c == '"') {
                         inDouble = true;
@@ -89,8 +90,14 @@ final class InlineArgs {
         }
     }
 
+    /** C's {@code isspace}: what is skipped between arguments and may follow a closing quote. */
     private static boolean isSpace(byte c) {
-        return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == 0x0B || c == '\f';
+        return endsWord(c) || c == 0x0B || c == '\f';
+    }
+
+    /** What ends an unquoted argument: not {@code \v} or {@code \f}, which sdssplitargs keeps in it. */
+    private static boolean endsWord(byte c) {
+        return c == ' ' || c == '\n' || c == '\r' || c == '\t';
     }
 
     private static int unescape(byte c) {

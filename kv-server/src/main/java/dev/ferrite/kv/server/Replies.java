@@ -61,14 +61,35 @@ final class Replies {
         return error("ERR invalid expire time in '" + command + "' command");
     }
 
-    /** Redis 7's reply to a command it does not know, quoting up to its first arguments. */
+    /**
+     * Redis 7's reply to a command it does not know, quoting up to its first arguments: the name as
+     * {@code %.128s}, then {@code '%.*s' } per argument while the list is under 128 bytes, each
+     * argument cut to what the list has left of them (Redis's {@code rejectCommandFormat}: line
+     * breaks become spaces, none trimmed).
+     */
     static RedisMessage unknown(byte[][] args) {
-        StringBuilder s = new StringBuilder("ERR unknown command '").append(printable(args[0], 128))
-                .append("', with args beginning with: ");
-        for (int i = 1; i < args.length && s.length() < 128; i++) {
-            s.append('\'').append(printable(args[i], 128 - s.length())).append("' ");
+        ErrorLine list = new ErrorLine();
+        for (int i = 1; i < args.length && list.length() < 128; i++) {
+            int room = 128 - list.length();
+            list.text("'").quote(args[i], room).text("' ");
         }
-        return error(s.toString());
+        return new ErrorLine().text("ERR unknown command '").quote(args[0], 128)
+                .text("', with args beginning with: ").append(list).buildUntrimmed();
+    }
+
+    /**
+     * Redis's reply to an unknown subcommand of a container command.
+     *
+     * @param container the command's name in capitals, as in "Try CLIENT HELP."
+     */
+    static RedisMessage unknownSubcommand(byte[] subcommand, String container) {
+        return new ErrorLine().text("ERR unknown subcommand '").quote(subcommand, 128)
+                .text("'. Try " + container + " HELP.").build();
+    }
+
+    /** @return whether a reply is an error (a Netty error message or an {@link ErrorLine}'s) */
+    static boolean isError(RedisMessage reply) {
+        return reply instanceof ErrorRedisMessage || reply instanceof ErrorLine.Reply;
     }
 
     /** A client's bytes as text for an error line: no CR or LF, at most {@code max} characters. */

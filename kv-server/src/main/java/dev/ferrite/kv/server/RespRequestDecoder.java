@@ -3,9 +3,11 @@ package dev.ferrite.kv.server;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.util.ByteProcessor;
 
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 
 /**
  * Splits a client's bytes into requests, each a {@code byte[][]} of arguments (the command name
@@ -13,7 +15,14 @@ import java.util.List;
  * ({@code PING\r\n}, as telnet and {@code redis-benchmark}'s PING_INLINE send them), pipelined or
  * not, in any fragmentation. Follows Redis's own request parser ({@code processMultibulkBuffer},
  * {@code processInlineBuffer}): its error messages, its limits (see {@link ServerLimits}), and an
- * empty array or blank line is no request.
+ * empty array or blank line is no request. Byte for byte as Redis reads: a count or length line
+ * ends at its first CR, whatever byte follows it; the two bytes after a bulk string's data are
+ * skipped unread; a line that has a NUL byte before its end is never complete (Redis looks for the
+ * end with {@code strchr}), so such a request waits until it is too long; numbers are read as
+ * {@code string2ll} reads them (no leading zero, no plus sign). While a connection must still log
+ * in, an array may declare at most 10 arguments and a bulk string at most 16,384 bytes (Redis's
+ * "unauthenticated" limits), and requests are decoded one at a time, so that an {@code AUTH}
+ * takes effect before the next request is read.
  *
  * <p>A declared length is checked against its limit before a byte of the data is waited for, so a
  * client announcing 2 GiB is refused at once and memory stays bounded. Not thread-safe: one per
@@ -22,8 +31,19 @@ import java.util.List;
 final class RespRequestDecoder extends ByteToMessageDecoder {
 
     private static final byte[][] NO_ARGS = new byte[0][];
+    /** Redis's {@code INT_MAX} bound on an array's declared count. */
+    private static final long MAX_COUNT = Integer.MAX_VALUE;
+    /** Redis's bound on an array's declared count while the connection must still log in. */
+    private static final int UNAUTHENTICATED_MAX_COUNT = 10;
+    /** Redis's bound on a bulk string's declared length while the connection must still log in. */
+    private static final int UNAUTHENTICATED_MAX_BULK = 16384;
+    /** Stops at the CR that ends a count or length line, or at a NUL (where Redis's {@code strchr} stops). */
+    private static final ByteProcessor FIND_CR_OR_NUL = b -> b != '\r' && b != 0;
+    /** Stops at the LF that ends an inline line, or at a NUL. */
+    private static final ByteProcessor FIND_LF_OR_NUL = b -> b != '\n' && b != 0;
 
     private final ServerLimits limits;
+    private final BooleanSupplier unauthenticated;
     private final java.util.function.Consumer<List<Object>> pipeline;
     /** Arguments of the array being read (grown as they arrive, not to the declared count at once). */
     private byte[][] args;
@@ -32,18 +52,21 @@ final class RespRequestDecoder extends ByteToMessageDecoder {
     private long requestBytes;
     private boolean failed;
 
-    /** @param limits the bounds requests must keep */
+    /** @param limits the bounds requests must keep; the connection needs no login */
     RespRequestDecoder(ServerLimits limits) {
-        this(limits, requests -> { });
+        this(limits, () -> false, requests -> { });
     }
 
     /**
-     * @param limits   the bounds requests must keep
-     * @param pipeline called with the requests decoded from one read before any of them is passed
-     *                 on (each a {@code byte[][]}), to prepare for them: {@link PipelinePrefetch}
+     * @param limits          the bounds requests must keep
+     * @param unauthenticated whether the connection must still log in before its commands run
+     * @param pipeline        called with the requests decoded from one read before any of them is
+     *                        passed on (each a {@code byte[][]}), to prepare for them: {@link PipelinePrefetch}
      */
-    RespRequestDecoder(ServerLimits limits, java.util.function.Consumer<List<Object>> pipeline) {
+    RespRequestDecoder(ServerLimits limits, BooleanSupplier unauthenticated,
+                       java.util.function.Consumer<List<Object>> pipeline) {
         this.limits = limits;
+        this.unauthenticated = unauthenticated;
         this.pipeline = pipeline;
     }
 
@@ -71,6 +94,9 @@ final class RespRequestDecoder extends ByteToMessageDecoder {
             }
             if (request.length > 0) {
                 out.add(request);
+                if (unauthenticated.getAsBoolean()) {
+                    break; // run it (an AUTH, perhaps) before the next one is read under its limits
+                }
             }
         }
         pipeline.accept(out);
@@ -79,18 +105,21 @@ final class RespRequestDecoder extends ByteToMessageDecoder {
     /** @return the request, an empty one for "*0" or "*-1", or null if more bytes are needed */
     private byte[][] readArray(ByteBuf in) {
         if (args == null) {
-            int eol = findCrLf(in, in.readerIndex() + 1);
-            if (eol < 0) {
-                if (in.readableBytes() > limits.maxInlineBytes()) {
-                    throw new RespProtocolException("too big mbulk count string");
-                }
+            int cr = lineEnd(in, "too big mbulk count string");
+            if (cr < 0) {
                 return null;
             }
-            long count = parseNumber(in, in.readerIndex() + 1, eol, "invalid multibulk length");
+            long count = parseNumber(in, in.readerIndex() + 1, cr, "invalid multibulk length");
+            if (count > MAX_COUNT) {
+                throw new RespProtocolException("invalid multibulk length");
+            }
+            if (count > UNAUTHENTICATED_MAX_COUNT && unauthenticated.getAsBoolean()) {
+                throw new RespProtocolException("unauthenticated multibulk length");
+            }
             if (count > limits.maxArguments()) {
                 throw new RespProtocolException("invalid multibulk length");
             }
-            in.readerIndex(eol + 2);
+            in.readerIndex(cr + 2);
             if (count <= 0) {
                 return NO_ARGS;
             }
@@ -123,42 +152,38 @@ final class RespRequestDecoder extends ByteToMessageDecoder {
         if (!in.isReadable()) {
             return null;
         }
+        int cr = lineEnd(in, "too big bulk count string");
+        if (cr < 0) {
+            return null;
+        }
         int start = in.readerIndex();
         byte first = in.getByte(start);
         if (first != '$') {
+            // The byte as it came, one char per byte: the error line writes it back as that byte.
             throw new RespProtocolException("expected '$', got '" + (char) (first & 0xFF) + "'");
         }
-        int eol = findCrLf(in, start + 1);
-        if (eol < 0) {
-            if (in.readableBytes() > limits.maxInlineBytes()) {
-                throw new RespProtocolException("too big bulk count string");
-            }
-            return null;
-        }
-        long length = parseNumber(in, start + 1, eol, "invalid bulk length");
+        long length = parseNumber(in, start + 1, cr, "invalid bulk length");
         if (length < 0 || length > limits.maxBulkBytes()) {
             throw new RespProtocolException("invalid bulk length");
         }
-        int dataStart = eol + 2;
-        long needed = dataStart - start + length + 2;
-        if (in.readableBytes() < needed) {
-            return null;
+        if (length > UNAUTHENTICATED_MAX_BULK && unauthenticated.getAsBoolean()) {
+            throw new RespProtocolException("unauthenticated bulk length");
         }
-        int dataEnd = dataStart + (int) length;
-        if (in.getByte(dataEnd) != '\r' || in.getByte(dataEnd + 1) != '\n') {
-            throw new RespProtocolException("bulk string of " + length + " bytes is not followed by CRLF");
+        int dataStart = cr + 2;
+        if (in.writerIndex() - dataStart < length + 2) {
+            return null;
         }
         byte[] data = new byte[(int) length];
         in.getBytes(dataStart, data);
-        in.readerIndex(dataEnd + 2);
+        in.readerIndex(dataStart + (int) length + 2); // the two bytes after the data are not looked at
         return data;
     }
 
     /** @return an inline request's arguments, or null if its line is not complete */
     private byte[][] readInline(ByteBuf in) {
         int start = in.readerIndex();
-        int lf = in.indexOf(start, in.writerIndex(), (byte) '\n');
-        if (lf < 0) {
+        int lf = in.forEachByte(FIND_LF_OR_NUL);
+        if (lf < 0 || in.getByte(lf) == 0) {
             if (in.readableBytes() > limits.maxInlineBytes()) {
                 throw new RespProtocolException("too big inline request");
             }
@@ -178,19 +203,28 @@ final class RespRequestDecoder extends ByteToMessageDecoder {
         return split.toArray(NO_ARGS);
     }
 
-    /** @return the index of the CR of the first CRLF at or after {@code from}, or -1 */
-    private static int findCrLf(ByteBuf in, int from) {
-        int lf = in.indexOf(from, in.writerIndex(), (byte) '\n');
-        if (lf < 0) {
+    /**
+     * Finds the end of the count or length line at the reader index as Redis does: its first CR,
+     * with one more byte (any) after it.
+     *
+     * @param tooBig the error when no CR is in sight and more than an inline line's bytes wait
+     * @return the index of the CR, or -1 if more bytes are needed
+     */
+    private int lineEnd(ByteBuf in, String tooBig) {
+        int cr = in.forEachByte(FIND_CR_OR_NUL);
+        if (cr < 0 || in.getByte(cr) == 0) {
+            if (in.readableBytes() > limits.maxInlineBytes()) {
+                throw new RespProtocolException(tooBig);
+            }
             return -1;
         }
-        if (lf == from || in.getByte(lf - 1) != '\r') {
-            throw new RespProtocolException("expected CRLF after a length");
-        }
-        return lf - 1;
+        return cr + 1 < in.writerIndex() ? cr : -1;
     }
 
-    /** Parses the decimal integer in [from, to) as Redis's {@code string2ll} does. */
+    /**
+     * Parses the decimal integer in [from, to) as Redis's {@code string2ll} does: an optional minus,
+     * then digits with no leading zero ("0" alone excepted, "-0" refused).
+     */
     private static long parseNumber(ByteBuf in, int from, int to, String error) {
         int length = to - from;
         if (length < 1 || length > 20) {
@@ -198,17 +232,20 @@ final class RespRequestDecoder extends ByteToMessageDecoder {
         }
         boolean negative = in.getByte(from) == '-';
         int i = negative ? from + 1 : from;
-        if (i == to) {
+        if (i == to || in.getByte(i) == '0' && (to - i > 1 || negative)) {
             throw new RespProtocolException(error);
         }
-        long v = 0;
+        long v = 0; // accumulated negatively, so that Long.MIN_VALUE parses
         for (; i < to; i++) {
             int d = in.getByte(i) - '0';
-            if (d < 0 || d > 9 || v > (Long.MAX_VALUE - d) / 10) {
+            if (d < 0 || d > 9 || v < (Long.MIN_VALUE + d) / 10) {
                 throw new RespProtocolException(error);
             }
-            v = v * 10 + d;
+            v = v * 10 - d;
         }
-        return negative ? -v : v;
+        if (!negative && v == Long.MIN_VALUE) {
+            throw new RespProtocolException(error);
+        }
+        return negative ? v : -v;
     }
 }

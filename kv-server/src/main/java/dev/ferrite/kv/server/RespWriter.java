@@ -55,6 +55,10 @@ final class RespWriter {
             out.writeByte('-');
             out.writeCharSequence(error.content(), StandardCharsets.UTF_8);
             out.writeBytes(CRLF);
+        } else if (reply instanceof ErrorLine.Reply error) {
+            out.writeByte('-');
+            out.writeBytes(error.line());
+            out.writeBytes(CRLF);
         } else if (reply instanceof IntegerRedisMessage integer) {
             out.writeByte(':');
             writeLong(out, integer.value());

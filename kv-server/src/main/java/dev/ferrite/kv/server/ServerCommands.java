@@ -86,13 +86,13 @@ final class ServerCommands {
             case "list":
                 return Replies.array(List.of());
             default:
-                return Replies.error("ERR unknown subcommand '" + Replies.printable(a[1], 64) + "'. Try COMMAND HELP.");
+                return Replies.unknownSubcommand(a[1], "COMMAND");
         }
     }
 
     private static RedisMessage config(ServerContext c, ClientSession s, byte[][] a) {
         if (!Args.lower(a[1]).equals("get")) {
-            return Replies.error("ERR unknown subcommand '" + Replies.printable(a[1], 64) + "'. Try CONFIG HELP.");
+            return Replies.unknownSubcommand(a[1], "CONFIG");
         }
         if (a.length < 3) {
             return Replies.arity("config|get");

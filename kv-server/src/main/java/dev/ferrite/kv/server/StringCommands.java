@@ -454,7 +454,7 @@ final class StringCommands {
             return Replies.integer(v == null ? 0 : v.length - ValueLayout.DATA);
         }
         FerriteMap<byte[], byte[]> map = c.writable(s);
-        if (offset + patch.length > map.maxValueSize() - ValueLayout.DATA) {
+        if (offset > map.maxValueSize() - ValueLayout.DATA - patch.length) { // no offset + length: it can overflow
             return TOO_BIG;
         }
         long now = System.currentTimeMillis();

@@ -190,6 +190,22 @@ class KvServerTest {
     }
 
     @Test
+    void setRangeAtAnOffsetNearTheLongLimitIsRefusedAndChangesNothing() throws Exception {
+        try (RespClient c = client()) {
+            assertEquals("OK", c.call("SET", "far", "hello", "EX", "1000"));
+            // offset + length overflowed a long and passed the size check: the patch was written
+            // over the end of the stored value's expiry field
+            for (String offset : List.of("9223372036854775807", "9223372036854775800", "9223372036854775790")) {
+                assertEquals(new Err("ERR string exceeds maximum allowed size (proto-max-bulk-len)"),
+                        c.call("SETRANGE", "far", offset, "abcdefghijklmnopqrst"), offset);
+            }
+            assertEquals("hello", c.call("GET", "far"));
+            long ttl = (Long) c.call("TTL", "far");
+            assertTrue(ttl > 990 && ttl <= 1000, "TTL " + ttl);
+        }
+    }
+
+    @Test
     void incrIsAtomicAcrossConnections() throws Exception {
         int clients = 4;
         int each = 500;
