@@ -12,6 +12,8 @@ import io.netty.handler.codec.redis.RedisMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.nio.charset.StandardCharsets;
+
 /**
  * Runs each decoded request of one connection in order and encodes its reply ({@link RespWriter})
  * into one buffer; the replies of a pipeline go out in one write after the event loop has served
@@ -34,6 +36,11 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
     private ByteBuf pending;
     /** Commands waiting, in order, for a database being created off the event loop. */
     private final DatabaseWait<byte[][]> waiting = new DatabaseWait<>();
+    /**
+     * First element, by identity, of the entry {@link #exceptionCaught} queues for a protocol error
+     * that comes while requests wait; the second element is the error's message.
+     */
+    private static final byte[] PROTOCOL_ERROR = new byte[0];
     /**
      * The last reply buffer handed to the channel, with one reference of ours: once the channel
      * has written and released it, it is the next {@link #pending} instead of a new buffer. An
@@ -73,6 +80,10 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
         if (session.quit || !ctx.channel().isActive()) {
             return; // QUIT was sent, or the connection is closing: ignore the rest of the pipeline
         }
+        if (args.length == 2 && args[0] == PROTOCOL_ERROR) {
+            refuse(ctx, args[1]); // a protocol error queued behind waiting requests, now due
+            return;
+        }
         RedisMessage reply;
         try {
             reply = CommandTable.execute(server, session, args);
@@ -102,6 +113,20 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
                 ctx.close();
             }
         }
+    }
+
+    /**
+     * Answers a protocol error after the replies already due and closes the connection, as Redis does.
+     *
+     * @param message the error's message, one byte per char as {@link RespRequestDecoder} made it
+     */
+    private void refuse(ChannelHandlerContext ctx, byte[] message) {
+        if (pending == null) {
+            pending = replyBuffer(ctx);
+        }
+        RespWriter.write(new ErrorLine().text("ERR Protocol error: ")
+                .text(new String(message, StandardCharsets.ISO_8859_1)).build(), pending);
+        flushReplies(ctx).addListener(ChannelFutureListener.CLOSE);
     }
 
     /** Runs the commands that waited for their database, then flushes the replies they gave. */
@@ -215,11 +240,14 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (cause instanceof RespProtocolException) {
             server.stats.protocolErrors.increment();
-            if (pending == null) {
-                pending = replyBuffer(ctx);
+            byte[][] refusal = {PROTOCOL_ERROR, cause.getMessage().getBytes(StandardCharsets.ISO_8859_1)};
+            if (waiting.holds()) {
+                // Requests decoded before the bad bytes wait for their database: as Redis, run them
+                // and answer them first.
+                waiting.add(refusal);
+            } else if (!session.quit) { // after QUIT Redis reads nothing more
+                refuse(ctx, refusal[1]);
             }
-            RespWriter.write(new ErrorLine().text("ERR Protocol error: " + cause.getMessage()).build(), pending);
-            flushReplies(ctx).addListener(ChannelFutureListener.CLOSE);
             return;
         }
         LOG.warn("closing connection {} after an unexpected error", ctx.channel().remoteAddress(), cause);

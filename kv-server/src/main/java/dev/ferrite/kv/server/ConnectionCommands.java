@@ -111,8 +111,8 @@ final class ConnectionCommands {
                         return bad;
                     }
                 } else {
-                    return new ErrorLine().text("ERR Syntax error in HELLO option '").quote(a[i], ErrorLine.WHOLE).text("'")
-                            .build();
+                    return new ErrorLine().text("ERR Syntax error in HELLO option '").quote(a[i], ErrorLine.WHOLE)
+                            .text("'").build();
                 }
             }
         }
@@ -150,7 +150,8 @@ final class ConnectionCommands {
                 }
                 String attr = Args.lower(a[2]);
                 if (!attr.equals("lib-name") && !attr.equals("lib-ver")) {
-                    return new ErrorLine().text("ERR Unrecognized option '").quote(a[2], ErrorLine.WHOLE).text("'").build();
+                    return new ErrorLine().text("ERR Unrecognized option '").quote(a[2], ErrorLine.WHOLE)
+                            .text("'").build();
                 }
                 return Replies.OK;
             }

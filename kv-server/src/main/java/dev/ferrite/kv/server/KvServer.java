@@ -97,7 +97,8 @@ public final class KvServer implements AutoCloseable {
         try {
             resp = listen(address, b.port, b, server, () -> {
                 CommandHandler commands = new CommandHandler(server, maxOutput);
-                return new ChannelHandler[] {new RespRequestDecoder(limits, commands::unauthenticated, commands.prefetch::warm), commands};
+                return new ChannelHandler[] {
+                    new RespRequestDecoder(limits, commands::unauthenticated, commands.prefetch::warm), commands};
             });
             http = b.httpPort < 0 ? null : listen(address, b.httpPort, b, server, () -> new ChannelHandler[] {
                 new HttpServerCodec(HTTP_MAX_LINE, HTTP_MAX_HEADERS, 8192),

@@ -92,7 +92,10 @@ final class Replies {
         return reply instanceof ErrorRedisMessage || reply instanceof ErrorLine.Reply;
     }
 
-    /** A client's bytes as text for an error line: no CR or LF, at most {@code max} characters. */
+    /**
+     * A client's bytes as text for an exception's message (UTF-8, no CR or LF, at most {@code max}
+     * characters); replies quote them with {@link ErrorLine} instead.
+     */
     static String printable(byte[] bytes, int max) {
         String text = new String(bytes, StandardCharsets.UTF_8);
         text = text.replace('\r', ' ').replace('\n', ' ');

@@ -7,9 +7,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.ByteArrayOutputStream;
-import java.io.InputStream;
-import java.net.Socket;
-import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -41,8 +38,6 @@ class RawFrameFuzzTest {
      * (a frame cut short, or a line with a NUL byte): both answer within microseconds otherwise.
      */
     private static final int WAIT_MILLIS = 1_000;
-    private static final String SENTINEL = "ECHO raw-sentinel\r\n";
-    private static final String SENTINEL_REPLY = "$12\r\nraw-sentinel\r\n";
     private static final String[] COMMANDS = {"PING", "ECHO", "SET", "GET", "DEL", "EXISTS", "INCR", "APPEND",
         "MSET", "MGET", "STRLEN", "GETRANGE", "SETRANGE", "TYPE", "TTL", "EXPIRE", "SELECT", "nosuch", "set", "get"};
     private static final String[] WORDS = {"k", "k1", "v", "10", "-1", "0", "EX", "PX", "NX", "XX", "GET", "1e3",
@@ -74,8 +69,9 @@ class RawFrameFuzzTest {
         for (int i = 0; i < 60; i++) {
             byte[] request = request(r);
             // Both at once: a case where both servers wait for more bytes costs one wait, not two.
-            CompletableFuture<String> fromRedis = CompletableFuture.supplyAsync(() -> exchange(servers.redisPort(), request));
-            String actual = exchange(servers.ferritePort(), request);
+            CompletableFuture<String> fromRedis = CompletableFuture.supplyAsync(
+                    () -> ReferencePair.exchange(servers.redisPort(), request, WAIT_MILLIS));
+            String actual = ReferencePair.exchange(servers.ferritePort(), request, WAIT_MILLIS);
             String expected = fromRedis.join();
             if (!expected.equals(actual)) {
                 mismatches.add(printable(request) + "\n    redis:   " + printable(expected.getBytes(StandardCharsets.ISO_8859_1))
@@ -148,34 +144,6 @@ class RawFrameFuzzTest {
             s.append(prefix).append(len).append("\r\n").append(w).append("\r\n");
         }
         return s.toString().getBytes(StandardCharsets.ISO_8859_1);
-    }
-
-    /** @return what the server sent until the sentinel's reply, or until it closed (then marked) */
-    private static String exchange(int port, byte[] request) {
-        try (Socket socket = new Socket("127.0.0.1", port)) {
-            socket.setSoTimeout(WAIT_MILLIS);
-            socket.getOutputStream().write(request);
-            socket.getOutputStream().write(SENTINEL.getBytes(StandardCharsets.ISO_8859_1));
-            StringBuilder got = new StringBuilder();
-            InputStream in = socket.getInputStream();
-            while (!got.toString().endsWith(SENTINEL_REPLY)) {
-                int b;
-                try {
-                    b = in.read();
-                } catch (java.net.SocketTimeoutException waiting) {
-                    return got + "<waiting>";
-                } catch (SocketException reset) {
-                    b = -1;
-                }
-                if (b < 0) {
-                    return got + "<closed>";
-                }
-                got.append((char) b);
-            }
-            return got.toString();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
     }
 
     private static String printable(byte[] bytes) {

@@ -258,34 +258,8 @@ class RedisDifferentialTest {
                 "*1\r\n$0\r\n\r\n", "\"\"\r\n", "'' a\r\n", "GET raw3 \r\n", "\tGET\traw3\r\n", "get raw1 raw2\r\n"};
         for (String request : cases) {
             byte[] bytes = request.getBytes(StandardCharsets.ISO_8859_1);
-            assertEquals(exchange(servers.redisPort(), bytes), exchange(servers.ferritePort(), bytes), request);
-        }
-    }
-
-    private static final String SENTINEL = "ECHO raw-sentinel\r\n";
-    private static final String SENTINEL_REPLY = "$12\r\nraw-sentinel\r\n";
-
-    /** @return what the server sent until the sentinel's reply, or until it closed (then marked) */
-    private static String exchange(int port, byte[] request) throws Exception {
-        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port)) {
-            socket.setSoTimeout(10_000);
-            socket.getOutputStream().write(request);
-            socket.getOutputStream().write(SENTINEL.getBytes(StandardCharsets.ISO_8859_1));
-            StringBuilder got = new StringBuilder();
-            java.io.InputStream in = socket.getInputStream();
-            while (!got.toString().endsWith(SENTINEL_REPLY)) {
-                int b;
-                try {
-                    b = in.read();
-                } catch (java.net.SocketException reset) {
-                    b = -1;
-                }
-                if (b < 0) {
-                    return got + "<closed>";
-                }
-                got.append((char) b);
-            }
-            return got.toString();
+            assertEquals(ReferencePair.exchange(servers.redisPort(), bytes, 10_000),
+                    ReferencePair.exchange(servers.ferritePort(), bytes, 10_000), request);
         }
     }
 

@@ -1,5 +1,12 @@
 package dev.ferrite.kv.server;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.Socket;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 
 /**
@@ -8,6 +15,9 @@ import java.nio.file.Path;
  * {@link #close()}.
  */
 final class ReferencePair implements AutoCloseable {
+
+    private static final String SENTINEL = "ECHO raw-sentinel\r\n";
+    private static final String SENTINEL_REPLY = "$12\r\nraw-sentinel\r\n";
 
     private final RealRedis redis;
     private final KvServer ferrite;
@@ -51,6 +61,43 @@ final class ReferencePair implements AutoCloseable {
             ferrite.close();
         } finally {
             redis.close();
+        }
+    }
+
+    /**
+     * Sends request bytes on a fresh connection, then a sentinel {@code ECHO}, and collects what
+     * the server sends back.
+     *
+     * @param silenceMillis how long the server may stay silent before it counts as waiting for
+     *                      more bytes of the request
+     * @return the bytes (one char each) up to and with the sentinel's reply; or what came before
+     *         the server closed the connection, then {@code <closed>}; or before it fell silent,
+     *         then {@code <waiting>}
+     */
+    static String exchange(int port, byte[] request, int silenceMillis) {
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(silenceMillis);
+            socket.getOutputStream().write(request);
+            socket.getOutputStream().write(SENTINEL.getBytes(StandardCharsets.ISO_8859_1));
+            StringBuilder got = new StringBuilder();
+            InputStream in = socket.getInputStream();
+            while (!got.toString().endsWith(SENTINEL_REPLY)) {
+                int b;
+                try {
+                    b = in.read();
+                } catch (SocketTimeoutException silent) {
+                    return got + "<waiting>";
+                } catch (SocketException reset) {
+                    b = -1;
+                }
+                if (b < 0) {
+                    return got + "<closed>";
+                }
+                got.append((char) b);
+            }
+            return got.toString();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 }

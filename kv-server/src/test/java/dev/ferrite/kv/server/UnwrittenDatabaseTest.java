@@ -165,6 +165,29 @@ class UnwrittenDatabaseTest {
     }
 
     @Test
+    void aProtocolErrorAfterRequestsThatWaitIsAnsweredAfterThem() throws Exception {
+        server = KvServer.builder().port(0).dataDirectory(data).threads(1).start();
+        CountDownLatch creating = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        holdCreationsBack(creating, release);
+        try (Socket s = new Socket("127.0.0.1", server.port())) {
+            s.setSoTimeout(10_000);
+            // The SET waits for database 0; the GET behind it; then bytes that break the protocol.
+            s.getOutputStream().write("SET k v\r\nGET k\r\n*1\r\n:4\r\n".getBytes(StandardCharsets.ISO_8859_1));
+            assertTrue(creating.await(10, TimeUnit.SECONDS), "the creation started");
+            release.countDown();
+            // As Redis: the requests before the bad bytes run and are answered, then the error, then the close.
+            assertEquals("+OK\r\n$1\r\nv\r\n-ERR Protocol error: expected '$', got ':'\r\n",
+                    readUntil(s.getInputStream(), "<never>"));
+        } finally {
+            release.countDown();
+        }
+        try (RespClient c = new RespClient(server.port())) {
+            assertEquals("v", c.call("GET", "k"));
+        }
+    }
+
+    @Test
     void aCreationThatFailsIsAnsweredAsAnError() throws Exception {
         server = KvServer.builder().port(0).dataDirectory(data).threads(1).start();
         // A directory where database 5's file goes: creating it fails, on the creator thread and inline.
