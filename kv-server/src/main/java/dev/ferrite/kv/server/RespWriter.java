@@ -55,10 +55,6 @@ final class RespWriter {
             out.writeByte('-');
             out.writeCharSequence(error.content(), StandardCharsets.UTF_8);
             out.writeBytes(CRLF);
-        } else if (reply instanceof ErrorLine.Reply error) {
-            out.writeByte('-');
-            out.writeBytes(error.line());
-            out.writeBytes(CRLF);
         } else if (reply instanceof IntegerRedisMessage integer) {
             out.writeByte(':');
             writeLong(out, integer.value());
@@ -74,6 +70,10 @@ final class RespWriter {
             for (RedisMessage child : array.children()) {
                 encode(child, out);
             }
+        } else if (reply instanceof ErrorLine.Reply quoting) {
+            out.writeByte('-');
+            out.writeBytes(quoting.line());
+            out.writeBytes(CRLF);
         } else {
             throw new IllegalArgumentException("no RESP2 encoding for " + reply.getClass().getName());
         }
