@@ -20,9 +20,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Random request bytes, sent to the real Redis and to Ferrite alike: inline lines with quotes,
  * escapes and stray blanks, RESP frames with odd counts and lengths, lines of random bytes, frames
- * cut short or with a byte changed, several in one write. Each case goes on a fresh connection, followed by a sentinel
- * {@code ECHO}; what each server sends back until the sentinel's reply (or until it closes the
- * connection) must be the same bytes. Each seed makes 60 cases; run with
+ * cut short or with a byte changed, several in one write. Each case goes on a fresh connection,
+ * followed by a sentinel {@code ECHO}; what each server sends back until the sentinel's reply (or
+ * until it closes the connection) must be the same bytes. Each seed makes 60 cases; run with
  * {@code -Dferrite.test.rawSeeds=N} for N seeds instead of 4 (and {@code -Dferrite.test.rawSeedFrom=S}
  * to start at seed S instead of 1).
  */
@@ -46,6 +46,15 @@ class RawFrameFuzzTest {
     @BeforeAll
     static void start() throws Exception {
         servers = ReferencePair.start(dir, null);
+        // The databases the requests can select (0 and 10) made up front in both servers: a new
+        // database takes Ferrite up to a second to create, which would read as waiting.
+        for (int port : new int[] {servers.redisPort(), servers.ferritePort()}) {
+            try (RespClient c = new RespClient(port)) {
+                c.call("SET", "made", "0");
+                c.call("SELECT", "10");
+                c.call("SET", "made", "10");
+            }
+        }
     }
 
     @AfterAll
