@@ -64,10 +64,8 @@ class RawFrameFuzzTest {
         }
     }
 
-    /** {@code ferrite.test.rawSeeds} seeds (4 unless set) from {@code ferrite.test.rawSeedFrom} (1 unless set). */
     static LongStream seeds() {
-        long from = Long.getLong("ferrite.test.rawSeedFrom", 1);
-        return LongStream.range(from, from + Long.getLong("ferrite.test.rawSeeds", 4));
+        return ReferencePair.seeds("raw", 4);
     }
 
     @ParameterizedTest(name = "seed {0}")

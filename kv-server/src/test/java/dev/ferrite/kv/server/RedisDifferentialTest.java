@@ -87,13 +87,8 @@ class RedisDifferentialTest {
                 + String.join("\n", mismatches));
     }
 
-    /**
-     * {@code ferrite.test.redisSeeds} seeds (16 unless set: a longer search runs with more) from
-     * {@code ferrite.test.redisSeedFrom} (1 unless set: a search can go on past the seeds tried).
-     */
     static LongStream seeds() {
-        long from = Long.getLong("ferrite.test.redisSeedFrom", 1);
-        return LongStream.range(from, from + Long.getLong("ferrite.test.redisSeeds", 16));
+        return ReferencePair.seeds("redis", 16);
     }
 
     @ParameterizedTest(name = "seed {0}")

@@ -8,6 +8,7 @@ import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.stream.LongStream;
 
 /**
  * A real {@code redis-server} ({@link RealRedis}) and an embedded Ferrite server, set up alike
@@ -62,6 +63,16 @@ final class ReferencePair implements AutoCloseable {
         } finally {
             redis.close();
         }
+    }
+
+    /**
+     * The seeds of a seeded comparison: {@code ferrite.test.<kind>Seeds} of them ({@code count}
+     * unless set: a longer search runs with more) from {@code ferrite.test.<kind>SeedFrom} (1 unless
+     * set: a search can go on past the seeds tried).
+     */
+    static LongStream seeds(String kind, long count) {
+        long from = Long.getLong("ferrite.test." + kind + "SeedFrom", 1);
+        return LongStream.range(from, from + Long.getLong("ferrite.test." + kind + "Seeds", count));
     }
 
     /**
