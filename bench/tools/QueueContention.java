@@ -23,8 +23,9 @@ import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
  * calling {@code Thread.onSpinWait()} {@code SPINS} times after a poll that found nothing), one JVM
  * per run, with the share of the consumer's polls that found the ring empty and the share of the
  * producer's offers that found it full. A poll of an empty ring reads the line the producer is
- * writing next, so the more often the consumer is caught up, the more often the producer's stores
- * wait for that line to come back.
+ * writing next, which makes the producer's stores wait for that line to come back: the suspect this
+ * tool was written to test. What it showed is in docs/PERFORMANCE.md ("That spread of JVMs with a
+ * consumer thread ..."): on a quiet host the share of empty polls does not decide a JVM's speed.
  *
  * <pre>
  *   java -cp bench/target/ferrite-bench.jar bench/tools/QueueContention.java CONTENDER SIZE [SPINS]
