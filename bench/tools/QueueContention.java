@@ -28,13 +28,8 @@ import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
  * consumer thread ..."): on a quiet host the share of empty polls does not decide a JVM's speed.
  *
  * <pre>
- *   javac -cp bench/target/ferrite-bench.jar -d /tmp/qc bench/tools/QueueContention.java
- *   java -cp bench/target/ferrite-bench.jar:/tmp/qc QueueContention CONTENDER SIZE [SPINS]
+ *   java -cp bench/target/ferrite-bench.jar bench/tools/QueueContention.java CONTENDER SIZE [SPINS]
  * </pre>
- * Compile it first rather than running the source file: the source launcher runs {@code javac}
- * inside the measured JVM, which trains the JDK's shared profiles (such as
- * {@code Unsafe.copyMemory}'s) on the compiler's work, and C2 then compiled the producer worse in
- * more JVMs (3 of 6 slow from source, 1 of 6 compiled, alternating; docs/PERFORMANCE.md).
  * CONTENDER is a Ferrite backend ({@code unsafe}, {@code ffm}, ...) or {@code agrona} (Agrona's
  * {@code OneToOneRingBuffer} over a mapped file, the bench's baseline); SIZE is the payload in
  * bytes; SPINS defaults to 1, the bench's harness. Prints ns per message for six one-second rounds
