@@ -118,7 +118,8 @@ abstract sealed class RingProducer extends LinePadding implements Producer permi
 
     /**
      * Publishes a copied record: its header (ordered, after the payload), then lets the protocol
-     * publish the tail.
+     * publish the tail. Named with {@link #copyPayload} by the README's optional
+     * {@code -XX:CompileCommand=inline} flags (JitHintTest keeps the names in step).
      */
     private void endRecord(long at, int recordLength, int type) {
         segment.putLongOrdered(at, header(recordLength, type));
@@ -179,6 +180,11 @@ abstract sealed class RingProducer extends LinePadding implements Producer permi
         return true;
     }
 
+    /**
+     * Copies a payload into claimed ring bytes: 8-byte words up to {@link #SMALL_COPY}, one bulk
+     * copy beyond. Where C2 leaves this or {@link #endRecord} out of line, the producer stays
+     * slower for the JVM's life; the README's optional flags ask for both inline.
+     */
     private void copyPayload(byte[] src, int offset, long to, int length) {
         if (length > SMALL_COPY) {
             segment.copyFrom(src, offset, to, length);
