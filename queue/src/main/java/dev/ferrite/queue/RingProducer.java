@@ -182,8 +182,9 @@ abstract sealed class RingProducer extends LinePadding implements Producer permi
 
     /**
      * Copies a payload into claimed ring bytes: 8-byte words up to {@link #SMALL_COPY}, one bulk
-     * copy beyond. Where C2 leaves this or {@link #endRecord} out of line, the producer stays
-     * slower for the JVM's life; the README's optional flags ask for both inline.
+     * copy beyond. The README's optional flags ask the JIT to inline this and {@link #endRecord}
+     * everywhere: without them some JVMs compile the producer into a slower state for their life
+     * (docs/PERFORMANCE.md).
      */
     private void copyPayload(byte[] src, int offset, long to, int length) {
         if (length > SMALL_COPY) {
