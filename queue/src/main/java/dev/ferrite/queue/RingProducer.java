@@ -183,8 +183,8 @@ abstract sealed class RingProducer extends LinePadding implements Producer permi
     /**
      * Copies a payload into claimed ring bytes: 8-byte words up to {@link #SMALL_COPY}, one bulk
      * copy beyond. The README's optional flags ask the JIT to inline this and {@link #endRecord}
-     * everywhere: without them some JVMs compile the producer into a slower state for their life
-     * (docs/PERFORMANCE.md).
+     * everywhere: without them some JDK 25 JVMs compile the producer into a slower state for their
+     * life (on JDK 17 the flags made no difference; docs/PERFORMANCE.md).
      */
     private void copyPayload(byte[] src, int offset, long to, int length) {
         if (length > SMALL_COPY) {
