@@ -170,13 +170,16 @@ public final class IpcQueue implements AutoCloseable {
     /**
      * Opens the producing side. With one producer (the default), only one producer may be open
      * at a time across all processes; if the last one died, the new one takes over its place and
-     * delivers or repairs what it left. With many producers, up to 64 at once.
+     * delivers or repairs what it left. With many producers, up to 64 at once. The first call in a
+     * JVM also adds the queue's compiler directive ({@code ferrite.queue.jitHints}, see the README),
+     * which takes about 0.1 s once.
      *
      * @return a producer for the calling thread
      * @throws FerriteException if a live process holds the (only, or every) producer place
      */
     public synchronized Producer producer() {
         checkOpen();
+        JitHints.install();
         long liveness = spec.livenessTimeout().toMillis();
         int slots = ring.manyProducers ? QueueLayout.PRODUCER_SLOTS : 1;
         for (int i = 0; i < slots; i++) {

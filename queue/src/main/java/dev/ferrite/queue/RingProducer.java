@@ -118,8 +118,8 @@ abstract sealed class RingProducer extends LinePadding implements Producer permi
 
     /**
      * Publishes a copied record: its header (ordered, after the payload), then lets the protocol
-     * publish the tail. Named with {@link #copyPayload} by the README's optional
-     * {@code -XX:CompileCommand=inline} flags (JitHintTest keeps the names in step).
+     * publish the tail. Named with {@link #copyPayload} in the compiler directive of
+     * {@link JitHints} (JitHintsTest keeps the names in step).
      */
     private void endRecord(long at, int recordLength, int type) {
         segment.putLongOrdered(at, header(recordLength, type));
@@ -182,9 +182,9 @@ abstract sealed class RingProducer extends LinePadding implements Producer permi
 
     /**
      * Copies a payload into claimed ring bytes: 8-byte words up to {@link #SMALL_COPY}, one bulk
-     * copy beyond. The README's optional flags ask the JIT to inline this and {@link #endRecord}
-     * everywhere: without them some JDK 25 JVMs compile the producer into a slower state for their
-     * life (on JDK 17 the flags made no difference; docs/PERFORMANCE.md).
+     * copy beyond. {@link JitHints} asks C2 to inline this and {@link #endRecord} into the queue's
+     * methods: at a call site the profile calls cold, some JDK 25 JVMs otherwise leave them out of
+     * line for their life (docs/PERFORMANCE.md).
      */
     private void copyPayload(byte[] src, int offset, long to, int length) {
         if (length > SMALL_COPY) {

@@ -1,0 +1,35 @@
+package dev.ferrite.queue;
+
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import javax.management.ObjectName;
+
+/**
+ * A second JVM for {@link JitHintsTest}: opens two producers, one after the other, on a new file
+ * queue in the directory given as its argument, then prints the JVM's compiler directives
+ * ({@code jcmd PID Compiler.directives_print}).
+ */
+public final class JitHintsProbe {
+
+    private JitHintsProbe() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        QueueSpec spec = QueueSpec.file(Path.of(args[0], "hints.queue")).backend("unsafe").capacity(4096).build();
+        try (IpcQueue queue = IpcQueue.create(spec)) {
+            for (int i = 0; i < 2; i++) {
+                try (Producer producer = queue.producer()) {
+                    if (!producer.offer(new byte[] {1, 2, 3})) {
+                        throw new IllegalStateException("offer to an empty queue refused");
+                    }
+                }
+            }
+        }
+        Files.delete(Path.of(args[0], "hints.queue"));
+        Object printed = ManagementFactory.getPlatformMBeanServer().invoke(
+                new ObjectName("com.sun.management:type=DiagnosticCommand"), "compilerDirectivesPrint",
+                new Object[] {new String[0]}, new String[] {String[].class.getName()});
+        System.out.println(printed);
+    }
+}

@@ -1,0 +1,76 @@
+package dev.ferrite.queue;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ferrite.testkit.ChildJvm;
+import java.lang.reflect.Method;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The compiler directive a producer adds ({@link JitHints}): it names methods that exist (HotSpot
+ * ignores a pattern that matches nothing, so a rename would silently undo it), a fresh JVM that
+ * opens producers holds it exactly once, and the setting turns it off.
+ */
+class JitHintsTest {
+
+    private static final String MATCH = "matching: dev/ferrite/queue/*.*";
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void everyInlinedMethodExistsOnceInItsClass() throws ClassNotFoundException {
+        assertTrue(JitHints.INLINED.length >= 2, "the producer's copy and header store");
+        for (String name : JitHints.INLINED) {
+            int dot = name.indexOf('.');
+            Class<?> type = Class.forName("dev.ferrite.queue." + name.substring(0, dot));
+            String method = name.substring(dot + 1);
+            long declared = Arrays.stream(type.getDeclaredMethods()).map(Method::getName).filter(method::equals).count();
+            assertEquals(1, declared, type.getName() + " must declare exactly one method " + method
+                    + ", as the compiler directive names it");
+        }
+    }
+
+    @Test
+    void producersOfAFreshJvmAddTheDirectiveOnce() throws Exception {
+        String printed = probe(List.of(), Map.of());
+        assertEquals(1, count(printed, MATCH), printed);
+        for (String name : JitHints.INLINED) {
+            assertTrue(printed.contains("dev/ferrite/queue/" + name), name + " not in\n" + printed);
+        }
+    }
+
+    @Test
+    void theSettingTurnsTheDirectiveOff() throws Exception {
+        assertFalse(probe(List.of("-Dferrite." + JitHints.SETTING + "=false"), Map.of()).contains(MATCH));
+        assertFalse(probe(List.of(), Map.of("FERRITE_QUEUE_JITHINTS", "false")).contains(MATCH));
+    }
+
+    private String probe(List<String> flags, Map<String, String> env) throws Exception {
+        List<String> args = new ArrayList<>(ChildJvm.ferriteFlags());
+        args.addAll(flags);
+        ChildJvm.Result r = ChildJvm.run(args, env, JitHintsProbe.class, dir.toString());
+        assertEquals(0, r.exitCode(), r.stdout() + r.stderr());
+        assertTrue(r.stdout().contains("Directive"), "no directives printed:\n" + r.stdout());
+        return r.stdout();
+    }
+
+    private static int count(String text, String part) {
+        Matcher m = Pattern.compile(Pattern.quote(part)).matcher(text);
+        int n = 0;
+        while (m.find()) {
+            n++;
+        }
+        return n;
+    }
+}
