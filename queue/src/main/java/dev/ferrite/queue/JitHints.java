@@ -16,12 +16,14 @@ import org.slf4j.LoggerFactory;
  * directive through the JVM's own diagnostic command ({@code jcmd PID Compiler.directives_add}).
  *
  * <p>Why: C2 inlines a callee of over 35 bytecodes only at a call site that ran in at least a
- * quarter of the caller's profiled invocations (JDK 21 and later). A producer that meets a full
+ * quarter of the caller's profiled invocations (JDK 18 and later, JDK-8272873; JDK 17 also
+ * inlined a site that ran often in absolute terms). A producer that meets a full
  * ring while its consumer is still warming up runs {@code offer} many times per message it sends,
  * so the copy and the header store can look cold in the profile C2 compiles from, and the JVM then
  * keeps a slower compiled producer for its life (docs/PERFORMANCE.md, Queue). The directive
  * matches only {@code dev/ferrite/queue} methods, so it changes no other code's compilation, and
- * the JVM's {@code -XX:CompileCommand} options still apply.
+ * the JVM's {@code -XX:CompileCommand} options still apply; a directive of the user's own for
+ * those methods is shadowed (the newest directive that matches a method wins).
  *
  * <p>Off with {@code -Dferrite.queue.jitHints=false} (or {@code FERRITE_QUEUE_JITHINTS=false}). On a
  * JVM without the diagnostic command (not HotSpot, or without the {@code java.management} module)
