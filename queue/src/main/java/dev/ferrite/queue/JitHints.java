@@ -70,7 +70,7 @@ final class JitHints {
             }
             try {
                 String output = addDirective(directive());
-                boolean added = output.contains("added");
+                boolean added = output.trim().startsWith("1 compiler directives added");
                 if (!added) {
                     LOG.debug("compiler directive for the queue refused: {}", output.trim());
                 }

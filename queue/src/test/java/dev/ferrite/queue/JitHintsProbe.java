@@ -7,8 +7,8 @@ import javax.management.ObjectName;
 
 /**
  * A second JVM for {@link JitHintsTest}: opens two producers, one after the other, on a new file
- * queue in the directory given as its argument, then prints the JVM's compiler directives
- * ({@code jcmd PID Compiler.directives_print}).
+ * queue in the directory given as its argument, then prints what {@link JitHints#install()} answers
+ * and the JVM's compiler directives ({@code jcmd PID Compiler.directives_print}).
  */
 public final class JitHintsProbe {
 
@@ -30,6 +30,7 @@ public final class JitHintsProbe {
         Object printed = ManagementFactory.getPlatformMBeanServer().invoke(
                 new ObjectName("com.sun.management:type=DiagnosticCommand"), "compilerDirectivesPrint",
                 new Object[] {new String[0]}, new String[] {String[].class.getName()});
+        System.out.println("installed=" + JitHints.install());
         System.out.println(printed);
     }
 }

@@ -44,6 +44,7 @@ class JitHintsTest {
     @Test
     void producersOfAFreshJvmAddTheDirectiveOnce() throws Exception {
         String printed = probe(List.of(), Map.of());
+        assertTrue(printed.contains("installed=true"), printed);
         assertEquals(1, count(printed, MATCH), printed);
         for (String name : JitHints.INLINED) {
             assertTrue(printed.contains("dev/ferrite/queue/" + name), name + " not in\n" + printed);
@@ -52,8 +53,11 @@ class JitHintsTest {
 
     @Test
     void theSettingTurnsTheDirectiveOff() throws Exception {
-        assertFalse(probe(List.of("-Dferrite." + JitHints.SETTING + "=false"), Map.of()).contains(MATCH));
-        assertFalse(probe(List.of(), Map.of("FERRITE_QUEUE_JITHINTS", "false")).contains(MATCH));
+        for (String printed : List.of(probe(List.of("-Dferrite." + JitHints.SETTING + "=false"), Map.of()),
+                probe(List.of(), Map.of("FERRITE_QUEUE_JITHINTS", "false")))) {
+            assertTrue(printed.contains("installed=false"), printed);
+            assertFalse(printed.contains(MATCH), printed);
+        }
     }
 
     private String probe(List<String> flags, Map<String, String> env) throws Exception {
