@@ -93,12 +93,24 @@ final class JitHints {
         Path file = Files.createTempFile("ferrite-queue-jit", ".json");
         try {
             Files.writeString(file, directive, StandardCharsets.US_ASCII);
-            Object output = ManagementFactory.getPlatformMBeanServer().invoke(
-                    new ObjectName("com.sun.management:type=DiagnosticCommand"), "compilerDirectivesAdd",
-                    new Object[] {new String[] {file.toString()}}, new String[] {String[].class.getName()});
-            return String.valueOf(output);
+            return diagnosticCommand("compilerDirectivesAdd", file.toString());
         } finally {
             Files.deleteIfExists(file);
         }
+    }
+
+    /**
+     * Runs one of this JVM's diagnostic commands ({@code jcmd PID ...}) in-process.
+     *
+     * @param operation the command's MBean operation, e.g. {@code compilerDirectivesPrint}
+     * @param arguments its arguments
+     * @return the command's output
+     * @throws Exception if the JVM has no such command or it fails
+     */
+    static String diagnosticCommand(String operation, String... arguments) throws Exception {
+        Object output = ManagementFactory.getPlatformMBeanServer().invoke(
+                new ObjectName("com.sun.management:type=DiagnosticCommand"), operation,
+                new Object[] {arguments}, new String[] {String[].class.getName()});
+        return String.valueOf(output);
     }
 }

@@ -1,9 +1,7 @@
 package dev.ferrite.queue;
 
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import javax.management.ObjectName;
 
 /**
  * A second JVM for {@link JitHintsTest}: opens two producers, one after the other, on a new file
@@ -27,10 +25,7 @@ public final class JitHintsProbe {
             }
         }
         Files.delete(Path.of(args[0], "hints.queue"));
-        Object printed = ManagementFactory.getPlatformMBeanServer().invoke(
-                new ObjectName("com.sun.management:type=DiagnosticCommand"), "compilerDirectivesPrint",
-                new Object[] {new String[0]}, new String[] {String[].class.getName()});
         System.out.println("installed=" + JitHints.install());
-        System.out.println(printed);
+        System.out.println(JitHints.diagnosticCommand("compilerDirectivesPrint"));
     }
 }
