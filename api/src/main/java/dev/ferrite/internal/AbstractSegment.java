@@ -126,18 +126,18 @@ public abstract class AbstractSegment extends SegmentPrimitives implements Segme
 
     /** Checked with checks on or off: {@code [off, off + len)} in the open segment, writable if asked. */
     private void checkRange(long off, long len, boolean write) {
-        try {
-            Objects.checkFromIndexSize(off, len, write ? writeLimit : limit);
-        } catch (IndexOutOfBoundsException e) {
+        // Compared here, not with Objects.checkFromIndexSize: C2 inlines that call or not as the
+        // profile has it, and a JVM that leaves it out of line keeps a slower caller for its life
+        // (docs/PERFORMANCE.md, Queue). The bound is at least -1 (closed), so nothing overflows.
+        long bound = write ? writeLimit : limit;
+        if ((off | len) < 0 || len > bound - off) {
             throw write ? writeError(off, len) : rangeError(off, len);
         }
     }
 
     /** Checked with checks on or off: {@code [from, from + count)} inside an array of that length. */
     static void checkArray(int arrayLength, int from, int count) {
-        try {
-            Objects.checkFromIndexSize(from, count, arrayLength);
-        } catch (IndexOutOfBoundsException e) {
+        if ((from | count) < 0 || count > arrayLength - from) { // as in checkRange: no call to inline
             throw new OutOfBoundsException("array range [" + from + ", " + from + " + " + count
                     + ") is outside an array of length " + arrayLength);
         }

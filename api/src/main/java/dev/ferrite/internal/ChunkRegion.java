@@ -69,9 +69,7 @@ final class ChunkRegion implements Region {
         if (write ? segment.writeLimit < 0 : segment.limit < 0) {
             throw write ? segment.writeError(segmentOffset + off, len) : segment.closedError();
         }
-        try {
-            Objects.checkFromIndexSize(off, len, length);
-        } catch (IndexOutOfBoundsException e) {
+        if ((off | len) < 0 || len > length - off) { // compared, not a call to inline: see AbstractSegment.checkRange
             throw outside(off, len);
         }
         AbstractSegment.checkArray(arrayLength, from, count);

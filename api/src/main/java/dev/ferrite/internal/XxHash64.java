@@ -60,7 +60,10 @@ public final class XxHash64 {
      * @throws IndexOutOfBoundsException if the range is not inside the array
      */
     public static long hash(byte[] b, int off, int len) {
-        java.util.Objects.checkFromIndexSize(off, len, b.length);
+        if ((off | len) < 0 || len > b.length - off) { // compared, not a call to inline: see AbstractSegment.checkRange
+            throw new IndexOutOfBoundsException("range [" + off + ", " + off + " + " + len
+                    + ") is outside an array of length " + b.length);
+        }
         int p = off;
         int end = off + len;
         long h;

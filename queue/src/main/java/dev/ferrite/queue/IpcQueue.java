@@ -170,9 +170,9 @@ public final class IpcQueue implements AutoCloseable {
     /**
      * Opens the producing side. With one producer (the default), only one producer may be open
      * at a time across all processes; if the last one died, the new one takes over its place and
-     * delivers or repairs what it left. With many producers, up to 64 at once. The first call in a
-     * JVM also adds the queue's compiler directive ({@code ferrite.queue.jitHints}, see the README),
-     * which takes about 0.1 s once.
+     * delivers or repairs what it left. With many producers, up to 64 at once. The first producer or
+     * consumer opened in a JVM also adds the queue's compiler directive ({@code
+     * ferrite.queue.jitHints}, see the README), which takes about 0.1 s once.
      *
      * @return a producer for the calling thread
      * @throws FerriteException if a live process holds the (only, or every) producer place
@@ -203,13 +203,15 @@ public final class IpcQueue implements AutoCloseable {
 
     /**
      * Opens the consuming side: one at a time across all processes; a dead consumer's place is
-     * taken over.
+     * taken over. The first producer or consumer opened in a JVM adds the queue's compiler
+     * directive (see {@link #producer()}).
      *
      * @return the consumer, for the calling thread
      * @throws FerriteException if a live consumer holds the queue
      */
     public synchronized Consumer consumer() {
         checkOpen();
+        JitHints.install();
         EndpointSlot slot = EndpointSlot.tryTake(ring, QueueLayout.CONSUMER_SLOT_OFFSET, spec.livenessTimeout().toMillis());
         if (slot == null) {
             throw new FerriteException(ring + " already has a live consumer");

@@ -11,19 +11,23 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Asks HotSpot's C2 compiler, once per JVM, to always inline the producer's payload copy and
- * header store ({@link #INLINED}) into the queue's methods it compiles, by adding a compiler
- * directive through the JVM's own diagnostic command ({@code jcmd PID Compiler.directives_add}).
+ * Asks HotSpot's C2 compiler, once per JVM, to always inline the calls on the queue's per-message
+ * paths ({@link #INLINED}) into the queue's methods it compiles, by adding a compiler directive
+ * through the JVM's own diagnostic command ({@code jcmd PID Compiler.directives_add}).
  *
- * <p>Why: C2 inlines a callee of over 35 bytecodes only at a call site that ran in at least a
- * quarter of the caller's profiled invocations (JDK 18 and later, JDK-8272873; JDK 17 also
- * inlined a site that ran often in absolute terms). A producer that meets a full
- * ring while its consumer is still warming up runs {@code offer} many times per message it sends,
- * so the copy and the header store can look cold in the profile C2 compiles from, and the JVM then
- * keeps a slower compiled producer for its life (docs/PERFORMANCE.md, Queue). The directive
- * matches only {@code dev/ferrite/queue} methods, so it changes no other code's compilation, and
- * the JVM's {@code -XX:CompileCommand} options still apply; a directive of the user's own for
- * those methods is shadowed (the newest directive that matches a method wins).
+ * <p>Why: C2 decides from the profile whether to inline a call, and a JVM keeps the decision for
+ * its life. Since JDK 18 (JDK-8272873) it inlines a callee of over 35 bytecodes only at a call
+ * site that ran in at least a quarter of the caller's profiled invocations, and any callee only
+ * where the site has a count at all. A producer that meets a full ring while its consumer warms up
+ * runs {@code offer} many times per message, so the copy and the header store can look cold; a
+ * consumer that finds the ring empty runs {@code poll} many times per message, so the record
+ * check can; and the JDK's own small checks inside {@code Unsafe.copyMemory} carry a profile
+ * shared by every caller in the JVM. A JVM that left one of those calls out of line (spilling
+ * every register around it) ran 30-90% slower per message for its life (docs/PERFORMANCE.md,
+ * Queue). The directive matches only compilations rooted in {@code dev/ferrite/queue} methods, so
+ * it changes no other code's compilation, and the JVM's {@code -XX:CompileCommand} options still
+ * apply; a directive of the user's own for those methods is shadowed (the newest directive that
+ * matches a method wins).
  *
  * <p>Off with {@code -Dferrite.queue.jitHints=false} (or {@code FERRITE_QUEUE_JITHINTS=false}). On a
  * JVM without the diagnostic command (not HotSpot, or without the {@code java.management} module)
@@ -33,8 +37,23 @@ final class JitHints {
 
     private static final Logger LOG = LoggerFactory.getLogger(JitHints.class);
 
-    /** Methods of this package C2 must inline, as {@code Class.method} (see JitHintsTest). */
-    static final String[] INLINED = {"RingProducer.copyPayload", "RingProducer.endRecord"};
+    /**
+     * Methods C2 must inline into the queue's compilations, as {@code package/Class.method} (every
+     * overload); JitHintsTest checks that each exists, on the JDK that runs the tests.
+     */
+    static final String[] INLINED = {
+        // the producer's payload copy and header store
+        "dev/ferrite/queue/RingProducer.copyPayload", "dev/ferrite/queue/RingProducer.endRecord",
+        // the consumer's check of each record header
+        "dev/ferrite/queue/Ring.checkPublished",
+        // the JDK's checks around the copy intrinsic, reached from the unsafe backend's copies and
+        // from MemorySegment.copy; the same for the consumer's zeroing
+        "jdk/internal/misc/Unsafe.copyMemory", "jdk/internal/misc/Unsafe.copyMemoryChecks",
+        "jdk/internal/misc/Unsafe.setMemory", "jdk/internal/misc/Unsafe.setMemoryChecks",
+        "jdk/internal/misc/Unsafe.checkSize", "jdk/internal/misc/Unsafe.checkPointer",
+        "jdk/internal/misc/Unsafe.checkPrimitivePointer", "jdk/internal/misc/Unsafe.checkOffset",
+        "jdk/internal/misc/Unsafe.checkNativeAddress", "jdk/internal/misc/Unsafe.checkPrimitiveArray",
+    };
 
     /** The setting that turns the directive off. */
     static final String SETTING = "queue.jitHints";
@@ -55,7 +74,7 @@ final class JitHints {
     static String directive() {
         StringBuilder inline = new StringBuilder();
         for (String method : INLINED) {
-            inline.append(inline.length() == 0 ? "" : ", ").append("\"+dev/ferrite/queue/").append(method).append('"');
+            inline.append(inline.length() == 0 ? "" : ", ").append("\"+").append(method).append('"');
         }
         return "[{match: \"dev/ferrite/queue/*.*\", c2: {inline: [" + inline + "]}}]";
     }
