@@ -12,8 +12,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Asks HotSpot's C2 compiler, once per JVM, to always inline the calls on the queue's per-message
- * paths ({@link #INLINED}) into the queue's methods it compiles, by adding a compiler directive
- * through the JVM's own diagnostic command ({@code jcmd PID Compiler.directives_add}).
+ * paths ({@link #INLINED}) into the queue's methods it compiles, and never the producer's rare paths
+ * ({@link #NOT_INLINED}), by adding a compiler directive through the JVM's own diagnostic command
+ * ({@code jcmd PID Compiler.directives_add}).
  *
  * <p>Why: C2 decides from the profile whether to inline a call, and a JVM keeps the decision for
  * its life. Since JDK 18 (JDK-8272873) it inlines a callee of over 35 bytecodes only at a call
@@ -55,6 +56,18 @@ final class JitHints {
         "jdk/internal/misc/Unsafe.checkNativeAddress", "jdk/internal/misc/Unsafe.checkPrimitiveArray",
     };
 
+    /**
+     * Methods C2 must leave out of line in the queue's compilations: the one-producer offer's rare
+     * paths (a refresh of the freed position, the clearing of payload left a lap before, the TAIL
+     * store once per lag). Inlined, each made the compiled {@code offer} differ with the moment it
+     * was first taken while C2 profiled, and some JVMs kept a slower shape of the whole path for
+     * their life; as calls they cost a call each time they run, which is rarely.
+     */
+    static final String[] NOT_INLINED = {
+        "dev/ferrite/queue/OneToOneProducer.roomAfterReadingFreed", "dev/ferrite/queue/OneToOneProducer.leftPayload",
+        "dev/ferrite/queue/OneToOneProducer.storeTail",
+    };
+
     /** The setting that turns the directive off. */
     static final String SETTING = "queue.jitHints";
 
@@ -75,6 +88,9 @@ final class JitHints {
         StringBuilder inline = new StringBuilder();
         for (String method : INLINED) {
             inline.append(inline.length() == 0 ? "" : ", ").append("\"+").append(method).append('"');
+        }
+        for (String method : NOT_INLINED) {
+            inline.append(", \"-").append(method).append('"');
         }
         return "[{match: \"dev/ferrite/queue/*.*\", c2: {inline: [" + inline + "]}}]";
     }

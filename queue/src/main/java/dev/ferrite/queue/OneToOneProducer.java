@@ -130,20 +130,8 @@ final class OneToOneProducer extends RingProducer {
         int toEnd = (int) (capacity - (t & mask));
         int needed = bytes > toEnd ? toEnd + bytes : bytes;
         // + ALIGNMENT: the header word after the claim must be free as well, so that it reads 0.
-        if (t + needed + ALIGNMENT - freedCache > capacity) {
-            freedCache = ring.freed();
-            if (freedCache > t) {
-                throw Ring.corrupt(ring.name, "freed position " + freedCache + " is past the tail " + t);
-            }
-            if (t + needed + ALIGNMENT - freedCache > capacity) {
-                if (storedTail != t) {
-                    // A full ring shows its true tail to other processes, and to the consumer,
-                    // which frees what it left before its head once TAIL reaches the head.
-                    storeTail();
-                }
-                return -1;
-            }
-            segment.putLongOrdered(HEAD_CACHE_OFFSET, freedCache);
+        if (t + needed + ALIGNMENT - freedCache > capacity && !roomAfterReadingFreed(t, needed)) {
+            return -1;
         }
         if (oldCount != 0 || t < clearAllBefore || needed > QueueLayout.LONG_RECORD) {
             leftPayload(t, toEnd, bytes, needed != bytes);
@@ -159,9 +147,35 @@ final class OneToOneProducer extends RingProducer {
     }
 
     /**
+     * The cached freed position leaves no room for a claim of {@code needed} bytes at {@code t}:
+     * reads FREED again. Out of line, as {@link JitHints} asks C2 for every rare path of
+     * {@link #claim} and {@link #publishTail}: inlined, they made the compiled offer's shape depend
+     * on when each was first taken, and one JVM in three or four ran it up to 40% slower for its life
+     * (docs/PERFORMANCE.md, Queue).
+     *
+     * @return whether the claim fits now; if not, the true tail is in TAIL
+     */
+    private boolean roomAfterReadingFreed(long t, int needed) {
+        freedCache = ring.freed();
+        if (freedCache > t) {
+            throw Ring.corrupt(ring.name, "freed position " + freedCache + " is past the tail " + t);
+        }
+        if (t + needed + ALIGNMENT - freedCache > capacity) {
+            if (storedTail != t) {
+                // A full ring shows its true tail to other processes, and to the consumer,
+                // which frees what it left before its head once TAIL reaches the head.
+                storeTail();
+            }
+            return false;
+        }
+        segment.putLongOrdered(HEAD_CACHE_OFFSET, freedCache);
+        return true;
+    }
+
+    /**
      * For a claim at {@code t}: clears the word past it (and the ring's first word if it wraps)
      * where payload may be left, and remembers what of the claim (and of its padding) the consumer
-     * will leave. Out of line: a stream of short records never needs it after a lap.
+     * will leave. Out of line ({@link JitHints}): a stream of short records never needs it after a lap.
      *
      * @param toEnd bytes from {@code t} to the ring's end
      * @param bytes the claim's bytes
@@ -243,6 +257,7 @@ final class OneToOneProducer extends RingProducer {
         storeTail();
     }
 
+    /** Stores the tail in TAIL. Out of line ({@link JitHints}): once per {@link #tailLag} bytes. */
     private void storeTail() {
         segment.putLongOrdered(TAIL_OFFSET, tail);
         storedTail = tail;

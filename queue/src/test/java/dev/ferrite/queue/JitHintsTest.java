@@ -30,9 +30,12 @@ class JitHintsTest {
     Path dir;
 
     @Test
-    void everyInlinedMethodExists() throws ClassNotFoundException {
+    void everyNamedMethodExists() throws ClassNotFoundException {
         assertTrue(JitHints.INLINED.length >= 3, "the producer's copy and header store, the consumer's record check");
-        for (String name : JitHints.INLINED) {
+        assertTrue(JitHints.NOT_INLINED.length >= 3, "the one-producer offer's rare paths");
+        List<String> named = new ArrayList<>(Arrays.asList(JitHints.INLINED));
+        named.addAll(Arrays.asList(JitHints.NOT_INLINED));
+        for (String name : named) {
             int dot = name.lastIndexOf('.');
             Class<?> type = Class.forName(name.substring(0, dot).replace('/', '.'));
             String method = name.substring(dot + 1);
@@ -53,7 +56,10 @@ class JitHintsTest {
         assertTrue(printed.contains("installed=true"), printed);
         assertEquals(1, count(printed, MATCH), printed);
         for (String name : JitHints.INLINED) {
-            assertTrue(printed.contains(name), name + " not in\n" + printed);
+            assertTrue(printed.contains("+" + name), name + " not inlined in\n" + printed);
+        }
+        for (String name : JitHints.NOT_INLINED) {
+            assertTrue(printed.contains("-" + name), name + " not left out of line in\n" + printed);
         }
     }
 
