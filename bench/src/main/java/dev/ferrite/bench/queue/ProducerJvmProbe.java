@@ -13,8 +13,10 @@ import java.util.Locale;
  * consumer's JVM or the ring. Not a JMH benchmark: a diagnostic, as used in docs/PERFORMANCE.md.
  *
  * <p>Usage: {@code java -cp bench/target/ferrite-bench.jar dev.ferrite.bench.queue.ProducerJvmProbe
- * BACKEND MESSAGE_BYTES TRIALS [SECONDS]}; each trial warms up for one second, then prints the mean
- * nanoseconds per {@code offer} of each following second (default 4).
+ * BACKEND MESSAGE_BYTES TRIALS [SECONDS [CONSUMER_BACKEND]]}; each trial warms up for one second,
+ * then prints the mean nanoseconds per {@code offer} of each following second (default 4). The
+ * consumer JVMs use the producer's backend unless {@code CONSUMER_BACKEND} names another: both
+ * map the same queue file, so this tells which side's backend sets the speed.
  */
 public final class ProducerJvmProbe {
 
@@ -26,24 +28,26 @@ public final class ProducerJvmProbe {
     /**
      * Runs the trials.
      *
-     * @param args backend, message bytes, trials, optionally seconds measured per trial
+     * @param args backend, message bytes, trials, optionally seconds measured per trial and the
+     *             consumers' backend
      * @throws Exception if a consumer JVM does not start
      */
     public static void main(String[] args) throws Exception {
         if (args.length < 3) {
-            System.err.println("usage: ProducerJvmProbe BACKEND MESSAGE_BYTES TRIALS [SECONDS]");
+            System.err.println("usage: ProducerJvmProbe BACKEND MESSAGE_BYTES TRIALS [SECONDS [CONSUMER_BACKEND]]");
             System.exit(2);
         }
         String backend = args[0];
         int size = Integer.parseInt(args[1]);
         int trials = Integer.parseInt(args[2]);
         int seconds = args.length > 3 ? Integer.parseInt(args[3]) : 4;
+        String consumerBackend = args.length > 4 ? args[4] : backend;
         byte[] message = new byte[size];
         Arrays.fill(message, (byte) 7);
         for (int t = 0; t < trials; t++) {
             String name = QueueRigs.uniqueName("probe");
             try (IpcQueue queue = QueueRigs.createFerrite(backend, name, false);
-                 PeerProcess consumer = PeerProcess.start("ferrite-consume", backend, name);
+                 PeerProcess consumer = PeerProcess.start("ferrite-consume", consumerBackend, name);
                  Producer producer = queue.producer()) {
                 send(producer, message, SECOND);
                 StringBuilder line = new StringBuilder("trial " + t + ", ns per offer:");
