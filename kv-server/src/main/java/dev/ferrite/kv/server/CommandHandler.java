@@ -15,11 +15,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Runs each decoded request of one connection in order and encodes its reply ({@link RespWriter})
- * into one buffer; the replies of a pipeline go out in one write after the event loop has served
- * every ready connection ({@link PassFlush}). A protocol error is answered with
+ * into one buffer. Once the connection has logged in, its requests run after the event loop has
+ * read every ready connection, their keys warmed together with the other connections' (requests
+ * read before the peer closed still run); the replies of a pass go out in one write
+ * ({@link PassFlush}). A protocol error is answered with
  * {@code -ERR Protocol error: ...} and the connection closed, as Redis does; a failing command
  * (a full pool, say) gets {@code -ERR} with the reason and the connection stays. A client whose
  * unsent replies pass the output-buffer limit is disconnected (Redis's
@@ -31,8 +35,12 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
 
     private final ServerContext server;
     private final ClientSession session;
-    /** Warms the keys of each read's requests before they run: the decoder calls it. */
-    final PipelinePrefetch prefetch;
+    /** Requests read in this pass of the event loop, to run at its end ({@link #runDeferred()}). */
+    private final List<byte[][]> deferred = new ArrayList<>();
+    /** This connection's event loop's pass, found on its first deferred request. */
+    private PassFlush pass;
+    /** Whether this handler closed the connection: requests still deferred are not run. */
+    private boolean closing;
     private final long maxOutputBytes;
     /** Replies encoded since the last flush, or null. */
     private ByteBuf pending;
@@ -66,7 +74,6 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
     CommandHandler(ServerContext server, long maxOutputBytes) {
         this.server = server;
         this.session = new ClientSession(!server.requiresPassword());
-        this.prefetch = new PipelinePrefetch(server, session);
         this.maxOutputBytes = maxOutputBytes;
     }
 
@@ -75,14 +82,78 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
         return !session.authenticated;
     }
 
+    /**
+     * Defers a request to the end of the event loop's pass, or runs it now: while the connection
+     * must still log in (its {@code AUTH} then takes effect before the decoder reads the next
+     * request under the smaller limits), and with the requests deferred before it once the pass
+     * holds more than its budget ({@link PassFlush#defer}).
+     */
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, byte[][] args) {
+        if (!ctx.channel().isActive()) {
+            return; // decoded after the connection closed
+        }
+        if (!session.authenticated) {
+            run(ctx, args);
+            return;
+        }
+        deferred.add(args);
+        if (pass == null) {
+            pass = PassFlush.ofCurrentLoop();
+        }
+        if (!pass.defer(args)) {
+            runDeferred(ctx);
+        }
+    }
+
+    /**
+     * Gives the keys of the requests deferred in this pass to the pass's prefetch, if this
+     * connection has logged in and its database is open.
+     */
+    void gatherKeys(PassPrefetch prefetch) {
+        if (!deferred.isEmpty() && session.authenticated && !waiting.holds()) {
+            FerriteMap<byte[], byte[]> map = server.databases.ifOpen(session.db);
+            if (map != null) {
+                prefetch.add(map, deferred);
+            }
+        }
+    }
+
+    /**
+     * Runs the requests deferred in this pass of the event loop ({@link PassFlush}), in order; the
+     * replies go out with {@link #flushAfterPass}. A failure closes the connection.
+     */
+    void runDeferred() {
+        ChannelHandlerContext ctx = flushDue;
+        if (ctx == null || ctx.isRemoved()) {
+            return;
+        }
+        try {
+            runDeferred(ctx);
+        } catch (RuntimeException e) {
+            exceptionCaught(ctx, e);
+        }
+    }
+
+    /** Runs the deferred requests in order; if one throws, the rest are dropped with it (the connection closes). */
+    private void runDeferred(ChannelHandlerContext ctx) {
+        try {
+            for (int i = 0; i < deferred.size(); i++) {
+                run(ctx, deferred.get(i));
+            }
+        } finally {
+            deferred.clear();
+        }
+    }
+
+    /** Runs one request and encodes its reply, or queues it behind a command waiting for its database. */
+    private void run(ChannelHandlerContext ctx, byte[][] args) {
         if (waiting.holds()) {
             waiting.add(args); // behind a command that waits for its database: keep the order
             return;
         }
-        if (session.quit || !ctx.channel().isActive()) {
-            return; // QUIT was sent, or the connection is closing: ignore the rest of the pipeline
+        if (session.quit || closing) {
+            return; // QUIT was sent, or this server closes the connection: ignore the rest of the pipeline
         }
         if (args.length == 2 && args[0] == PROTOCOL_ERROR) {
             refuse(ctx, args[1]); // a protocol error queued behind waiting requests, now due
@@ -114,6 +185,7 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
                 server.stats.outputBufferClosed.increment();
                 LOG.warn("closing {}: {} bytes of replies unread, over the client output buffer limit of {}",
                         ctx.channel().remoteAddress(), out.totalPendingWriteBytes(), maxOutputBytes);
+                closing = true;
                 ctx.close();
             }
         }
@@ -135,7 +207,7 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
 
     /** Runs the commands that waited for their database, then flushes the replies they gave. */
     private void resume(ChannelHandlerContext ctx, boolean failed) {
-        waiting.resume(ctx, failed, inline -> session.createInline = inline, args -> channelRead0(ctx, args));
+        waiting.resume(ctx, failed, inline -> session.createInline = inline, args -> run(ctx, args));
         try {
             flushReplies(ctx); // also when a later command waits again: the earlier ones' replies go now
         } catch (RuntimeException e) {
@@ -172,10 +244,22 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
             return;
         }
         try {
+            runDeferred(ctx); // none, unless an exception handler deferred more meanwhile
             flushReplies(ctx);
         } catch (RuntimeException e) {
             exceptionCaught(ctx, e);
         }
+    }
+
+    /** Requests read before the peer closed still run (their replies go nowhere), as when each ran as it was read. */
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        try {
+            runDeferred(ctx);
+        } catch (RuntimeException e) {
+            LOG.warn("a request of closed connection {} failed", ctx.channel().remoteAddress(), e);
+        }
+        super.channelInactive(ctx);
     }
 
     /** Forces written data under fsync always, then writes and flushes the replies gathered so far. */
@@ -190,6 +274,7 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
 
     /** As {@link #flushReplies}, then closes the connection once the replies are written. */
     private void flushRepliesThenClose(ChannelHandlerContext ctx) {
+        closing = true;
         forceIfDue();
         ChannelFuture sent = pending != null && pending.isReadable() ? ctx.writeAndFlush(handOver())
                 : ctx.newSucceededFuture();
@@ -273,7 +358,9 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
         if (cause instanceof RespProtocolException) {
             server.stats.protocolErrors.increment();
             byte[][] refusal = {PROTOCOL_ERROR, cause.getMessage().getBytes(StandardCharsets.ISO_8859_1)};
-            if (waiting.holds()) {
+            if (!deferred.isEmpty()) {
+                deferred.add(refusal); // answered after the requests read before the bad bytes, at the pass's end
+            } else if (waiting.holds()) {
                 // Requests decoded before the bad bytes wait for their database: as Redis, run them
                 // and answer them first.
                 waiting.add(refusal);
@@ -283,6 +370,7 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
             return;
         }
         LOG.warn("closing connection {} after an unexpected error", ctx.channel().remoteAddress(), cause);
+        closing = true;
         ctx.close();
     }
 }

@@ -98,7 +98,7 @@ public final class KvServer implements AutoCloseable {
             resp = listen(address, b.port, b, server, () -> {
                 CommandHandler commands = new CommandHandler(server, maxOutput);
                 return new ChannelHandler[] {
-                    new RespRequestDecoder(limits, commands::unauthenticated, commands.prefetch::warm), commands};
+                    new RespRequestDecoder(limits, commands::unauthenticated), commands};
             });
             http = b.httpPort < 0 ? null : listen(address, b.httpPort, b, server, () -> new ChannelHandler[] {
                 new HttpServerCodec(HTTP_MAX_LINE, HTTP_MAX_HEADERS, 8192),

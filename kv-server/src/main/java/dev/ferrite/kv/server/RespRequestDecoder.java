@@ -44,7 +44,6 @@ final class RespRequestDecoder extends ByteToMessageDecoder {
 
     private final ServerLimits limits;
     private final BooleanSupplier unauthenticated;
-    private final java.util.function.Consumer<List<Object>> pipeline;
     /** Arguments of the array being read (grown as they arrive, not to the declared count at once). */
     private byte[][] args;
     private int argsRead;
@@ -54,20 +53,16 @@ final class RespRequestDecoder extends ByteToMessageDecoder {
 
     /** @param limits the bounds requests must keep; the connection needs no login */
     RespRequestDecoder(ServerLimits limits) {
-        this(limits, () -> false, requests -> { });
+        this(limits, () -> false);
     }
 
     /**
      * @param limits          the bounds requests must keep
      * @param unauthenticated whether the connection must still log in before its commands run
-     * @param pipeline        called with the requests decoded from one read before any of them is
-     *                        passed on (each a {@code byte[][]}), to prepare for them: {@link PipelinePrefetch}
      */
-    RespRequestDecoder(ServerLimits limits, BooleanSupplier unauthenticated,
-                       java.util.function.Consumer<List<Object>> pipeline) {
+    RespRequestDecoder(ServerLimits limits, BooleanSupplier unauthenticated) {
         this.limits = limits;
         this.unauthenticated = unauthenticated;
-        this.pipeline = pipeline;
     }
 
     @Override
@@ -99,7 +94,6 @@ final class RespRequestDecoder extends ByteToMessageDecoder {
                 }
             }
         }
-        pipeline.accept(out);
     }
 
     /** @return the request, an empty one for "*0" or "*-1", or null if more bytes are needed */

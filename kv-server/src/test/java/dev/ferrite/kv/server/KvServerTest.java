@@ -234,6 +234,39 @@ class KvServerTest {
     }
 
     /**
+     * A connection's requests run at the end of the event loop's pass ({@link PassFlush}): those a
+     * client sends just before it closes must run all the same, as they did when each ran as soon
+     * as it was read. Each round writes 200 SETs in one write and closes at once, without reading.
+     */
+    @Test
+    void requestsSentJustBeforeTheClientClosesStillRun() throws Exception {
+        server.close();
+        server = KvServer.builder().port(0).dataDirectory(data).threads(1).start();
+        for (int round = 0; round < 20; round++) {
+            StringBuilder pipeline = new StringBuilder();
+            for (int i = 0; i < 200; i++) {
+                pipeline.append(new String(RespClient.encode("SET", "r" + round + ":" + i, "v" + i),
+                        java.nio.charset.StandardCharsets.UTF_8));
+            }
+            try (java.net.Socket s = new java.net.Socket("127.0.0.1", server.port())) {
+                s.getOutputStream().write(pipeline.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                s.getOutputStream().flush();
+            }
+        }
+        try (RespClient c = client()) {
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (!"v199".equals(c.call("GET", "r19:199")) && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            for (int round = 0; round < 20; round++) {
+                for (int i = 0; i < 200; i++) {
+                    assertEquals("v" + i, c.call("GET", "r" + round + ":" + i), "round " + round + ", SET " + i);
+                }
+            }
+        }
+    }
+
+    /**
      * One event loop serving 16 connections at once flushes their replies after each pass over
      * the ready ones ({@link PassFlush}): every connection must get its own replies, whole and in
      * order, unpipelined and in pipelines of 10.

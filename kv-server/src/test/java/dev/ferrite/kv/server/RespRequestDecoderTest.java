@@ -134,8 +134,8 @@ class RespRequestDecoderTest {
         assertEquals("unauthenticated bulk length", refusal(ServerLimits.DEFAULTS, true, "*1\r\n$16385\r\n"));
         // An AUTH is run before the next request of the same read is decoded: its limits no longer apply.
         boolean[] loggedIn = {false};
-        EmbeddedChannel ch = new EmbeddedChannel(new RespRequestDecoder(ServerLimits.DEFAULTS, () -> !loggedIn[0],
-                requests -> { }), new io.netty.channel.ChannelInboundHandlerAdapter() {
+        EmbeddedChannel ch = new EmbeddedChannel(new RespRequestDecoder(ServerLimits.DEFAULTS, () -> !loggedIn[0]),
+                new io.netty.channel.ChannelInboundHandlerAdapter() {
                     @Override
                     public void channelRead(io.netty.channel.ChannelHandlerContext ctx, Object msg) {
                         if (new String(((byte[][]) msg)[0], StandardCharsets.US_ASCII).equals("AUTH")) {
@@ -155,7 +155,7 @@ class RespRequestDecoderTest {
 
     /** @return the message of the protocol error the bytes cause, one char per byte */
     private static String refusal(ServerLimits limits, boolean unauthenticated, String wire) {
-        EmbeddedChannel ch = new EmbeddedChannel(new RespRequestDecoder(limits, () -> unauthenticated, requests -> { }));
+        EmbeddedChannel ch = new EmbeddedChannel(new RespRequestDecoder(limits, () -> unauthenticated));
         return assertThrows(RespProtocolException.class,
                 () -> ch.writeInbound(Unpooled.copiedBuffer(wire, StandardCharsets.ISO_8859_1))).getMessage();
     }

@@ -15,8 +15,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Where commands' keys are ({@link CommandTable.Keys}), and pipelines warmed by {@link PipelinePrefetch}. */
-class PipelinePrefetchTest {
+/** Where commands' keys are ({@link CommandTable.Keys}), and a pass's requests warmed by {@link PassPrefetch}. */
+class PassPrefetchTest {
 
     @TempDir
     Path data;
@@ -64,7 +64,7 @@ class PipelinePrefetchTest {
     void oneWriteOfRequestsAcrossLoginAndDatabasesIsAnsweredInOrder() throws Exception {
         server = KvServer.builder().port(0).dataDirectory(data).requirePassword("pw").start();
         try (RespClient c = new RespClient(server.port())) {
-            // One write: the server decodes it as one pipeline (warmed before AUTH, in db 0, after SELECT).
+            // One write: GET and AUTH run as they are read, the rest at the pass's end (warmed in db 0, after SELECT).
             String[][] requests = {{"GET", "a"}, {"AUTH", "pw"}, {"MSET", "a", "1", "b", "2"}, {"MGET", "a", "b", "zz"},
                 {"SELECT", "3"}, {"GET", "a"}, {"SET", "a", "three"}, {"INCR", "n"}, {"GET", "a"}, {"SELECT", "0"},
                 {"GET", "b"}};
