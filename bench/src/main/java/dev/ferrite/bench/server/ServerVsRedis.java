@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
  * The KV server against a real Redis on this machine:
  *
  * <pre>
- * java -jar bench/target/ferrite-bench.jar --redis [--rounds 3] [--requests 1000000] [--busy-poll 50]
+ * java -jar bench/target/ferrite-bench.jar --redis [--rounds 4] [--requests 1000000] [--busy-poll 50]
  *     [--persistence durable|none|both] [--out DIR] [--publish]
  * </pre>
  *
@@ -31,8 +31,8 @@ import java.util.concurrent.TimeUnit;
  * free loopback port; runs {@code redis-benchmark} pinned to core 1 with {@code -t
  * set,get,incr,mset -n N -r 1000000 -d 100 -c 50}, unpipelined and with {@code -P 16}, and {@code
  * -t get,incr -n N/10} from 1 and from 4 unpipelined clients (where a server's wake-ups decide),
- * after one unmeasured round on each server (the warm-up), for several rounds alternating which
- * server goes first; then loads exactly 1,000,000 keys of 100 bytes into each and reads their
+ * after one unmeasured round on each server (the warm-up), for an even number of rounds (4
+ * unless {@code --rounds} says otherwise) alternating which server goes first; then loads exactly 1,000,000 keys of 100 bytes into each and reads their
  * memory ({@code INFO memory}'s {@code used_memory} and the process's resident set). Writes
  * {@code server-vs-redis.md}, {@code .html} and {@code .csv} into DIR (default {@code
  * bench-results}); {@code --publish} also writes {@code docs/SERVER-BENCHMARKS.md} and the summary
@@ -88,7 +88,7 @@ public final class ServerVsRedis {
      * @throws Exception if a tool is missing, a server does not start or a run fails
      */
     public static void run(String[] args, PrintStream out) throws Exception {
-        int rounds = 3;
+        int rounds = 4;
         int requests = 1_000_000;
         Path dir = Path.of("bench-results");
         boolean publish = false;
@@ -107,6 +107,7 @@ public final class ServerVsRedis {
                         + " --out DIR, --publish)");
             }
         }
+        checkRounds(rounds);
         if (Runtime.getRuntime().availableProcessors() < 2) {
             throw new IllegalStateException("the server bench pins the servers and redis-benchmark to different cores: "
                     + "it needs 2 cores, this machine has " + Runtime.getRuntime().availableProcessors());
@@ -128,6 +129,21 @@ public final class ServerVsRedis {
             }
         }
         out.print(ServerReport.markdown(all));
+    }
+
+    /**
+     * The servers take turns going first in a round, and in the rows where they are close the one
+     * that went first was the faster in 5 rounds of 5 (unpipelined {@code INCR}, in two runs; see
+     * docs/PERFORMANCE.md, KV server): an odd number of rounds would give one server the first turn
+     * once more than the other.
+     *
+     * @throws IllegalArgumentException unless {@code rounds} is even and at least 2
+     */
+    static void checkRounds(int rounds) {
+        if (rounds < 2 || rounds % 2 != 0) {
+            throw new IllegalArgumentException("--rounds " + rounds + " must be even and at least 2, so that each "
+                    + "server goes first in as many rounds as the other");
+        }
     }
 
     /** Both servers, started fresh in the results' persistence mode: warm-up, rounds, then memory. */
