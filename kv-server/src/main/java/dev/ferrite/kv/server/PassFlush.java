@@ -69,8 +69,8 @@ final class PassFlush implements Runnable {
     }
 
     /**
-     * Has {@code handler} run its requests and flush its replies at the end of the current pass. Call on the
-     * connection's event loop, once per pass (the handler keeps track).
+     * Has {@code handler} run its requests and flush its replies at the end of the current pass.
+     * Call on the connection's event loop, once per pass (the handler keeps track).
      *
      * @param ctx the handler's context, whose event loop runs the flush
      */
