@@ -1,12 +1,9 @@
 package dev.ferrite.kv.server;
 
 import dev.ferrite.kv.server.RespClient.Err;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -17,23 +14,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The server's bounds on clients (connection count, idle time, unread replies), protected mode and
  * active expiry, each against real sockets.
  */
-class ConnectionLimitsTest {
-
-    @TempDir
-    Path data;
-
-    private KvServer server;
-
-    @AfterEach
-    void stop() {
-        if (server != null) {
-            server.close();
-        }
-    }
+class ConnectionLimitsTest extends ServerFixture {
 
     @Test
     void aConnectionOverMaxClientsGetsRedisErrorAndIsClosed() throws Exception {
-        server = KvServer.builder().port(0).dataDirectory(data).maxClients(2).start();
+        startServer(b -> b.maxClients(2));
         try (RespClient a = new RespClient(server.port()); RespClient b = new RespClient(server.port())) {
             assertEquals("PONG", a.call("PING"));
             assertEquals("PONG", b.call("PING"));
@@ -60,7 +45,7 @@ class ConnectionLimitsTest {
 
     @Test
     void anIdleConnectionIsClosedAfterTheTimeout() throws Exception {
-        server = KvServer.builder().port(0).dataDirectory(data).idleTimeoutSeconds(1).start();
+        startServer(b -> b.idleTimeoutSeconds(1));
         try (RespClient idle = new RespClient(server.port()); RespClient busy = new RespClient(server.port())) {
             assertEquals("PONG", idle.call("PING"));
             for (int i = 0; i < 12; i++) {
@@ -73,7 +58,7 @@ class ConnectionLimitsTest {
 
     @Test
     void aClientThatDoesNotReadItsRepliesIsDisconnectedAtTheOutputLimit() throws Exception {
-        server = KvServer.builder().port(0).dataDirectory(data).maxOutputBufferBytes(1 << 20).start();
+        startServer(b -> b.maxOutputBufferBytes(1 << 20));
         String big = "x".repeat(200_000);
         try (RespClient writer = new RespClient(server.port()); RespClient greedy = new RespClient(server.port())) {
             assertEquals("OK", writer.call("SET", "big", big));
@@ -101,7 +86,7 @@ class ConnectionLimitsTest {
     void anyAddressIsServedWithAPasswordOnly() throws Exception {
         assertThrows(dev.ferrite.FerriteException.class,
                 () -> KvServer.builder().bind("0.0.0.0").port(0).dataDirectory(data).start());
-        server = KvServer.builder().bind("0.0.0.0").port(0).dataDirectory(data).requirePassword("pw").start();
+        startServer(b -> b.bind("0.0.0.0").requirePassword("pw"));
         try (RespClient c = new RespClient(server.port())) {
             assertEquals(new Err("NOAUTH Authentication required."), c.call("GET", "k"));
             assertEquals("OK", c.call("AUTH", "pw"));
@@ -111,7 +96,7 @@ class ConnectionLimitsTest {
 
     @Test
     void aTakenPortIsNamedAndNothingIsLeftOpen() throws Exception {
-        server = KvServer.builder().port(0).httpPort(0).dataDirectory(data).start();
+        startServer(b -> b.httpPort(0));
         dev.ferrite.FerriteException resp = assertThrows(dev.ferrite.FerriteException.class,
                 () -> KvServer.builder().port(server.port()).dataDirectory(data.resolve("other")).start());
         assertTrue(resp.getMessage().startsWith("cannot listen on 127.0.0.1, port " + server.port() + " (RESP)"),
@@ -129,7 +114,7 @@ class ConnectionLimitsTest {
 
     @Test
     void expiredKeysNobodyReadsAreReclaimedInTheBackground() throws Exception {
-        server = KvServer.builder().port(0).dataDirectory(data).start();
+        startServer();
         try (RespClient c = new RespClient(server.port())) {
             for (int i = 0; i < 1000; i++) {
                 c.send("SET", "temp:" + i, "v", "PX", "100");
@@ -153,7 +138,7 @@ class ConnectionLimitsTest {
 
     @Test
     void theReaperRestsOnAKeyspaceWithoutExpiriesAndWakesForANewOne() throws Exception {
-        server = KvServer.builder().port(0).dataDirectory(data).start();
+        startServer();
         try (RespClient c = new RespClient(server.port())) {
             for (int i = 0; i < 5000; i++) {
                 c.send("SET", "keep:" + i, "v");

@@ -1,8 +1,6 @@
 package dev.ferrite.kv.server;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -12,7 +10,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -23,25 +20,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The HTTP API through java.net.http.HttpClient and raw sockets, sharing its data with RESP. */
-class HttpApiTest {
+class HttpApiTest extends ServerFixture {
 
-    @TempDir
-    Path data;
-
-    private KvServer server;
     private final HttpClient http = HttpClient.newHttpClient();
-
-    @AfterEach
-    void stop() {
-        if (server != null) {
-            server.close();
-        }
-    }
-
-    private KvServer start(KvServer.Builder b) {
-        server = b.port(0).httpPort(0).dataDirectory(data).start();
-        return server;
-    }
 
     private HttpResponse<byte[]> send(String method, String path, byte[] body, String... headers) throws Exception {
         HttpRequest.Builder r = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.httpPort() + path))
@@ -68,7 +49,7 @@ class HttpApiTest {
 
     @Test
     void putGetHeadDeleteWithEncodedKeysAndTtl() throws Exception {
-        start(KvServer.builder());
+        startServer(b -> b.httpPort(0));
         assertEquals(201, send("PUT", "/v1/kv/0/greeting", "hello".getBytes()).statusCode());
         assertEquals(200, send("PUT", "/v1/kv/0/greeting", "hello, world".getBytes()).statusCode());
         HttpResponse<byte[]> got = send("GET", "/v1/kv/0/greeting", null);
@@ -110,7 +91,7 @@ class HttpApiTest {
 
     @Test
     void badRequestsGetClearErrors() throws Exception {
-        start(KvServer.builder().limits(new ServerLimits(1024, 1 << 20, 64 << 10, 256L << 20)));
+        startServer(b -> b.httpPort(0).limits(new ServerLimits(1024, 1 << 20, 64 << 10, 256L << 20)));
         HttpResponse<byte[]> badDb = send("GET", "/v1/kv/16/k", null);
         assertEquals(400, badDb.statusCode());
         assertTrue(text(badDb).contains("from 0 to 15"), text(badDb));
@@ -133,7 +114,7 @@ class HttpApiTest {
 
     @Test
     void keysAreListedPageByPageWithAPrefix() throws Exception {
-        start(KvServer.builder());
+        startServer(b -> b.httpPort(0));
         for (int i = 0; i < 250; i++) {
             assertEquals(201, send("PUT", "/v1/kv/1/user:" + i, "v".getBytes()).statusCode());
         }
@@ -163,7 +144,7 @@ class HttpApiTest {
 
     @Test
     void keysThatAreNoTextAreListedUrlEncodedAndCanBeReadBackThatWay() throws Exception {
-        start(KvServer.builder());
+        startServer(b -> b.httpPort(0));
         assertEquals(201, send("PUT", "/v1/kv/2/t:plain", "text".getBytes()).statusCode());
         // b : 0xFF 0x00 / — not UTF-8, with a NUL and a slash
         assertEquals(201, send("PUT", "/v1/kv/2/b%3A%FF%00%2F", "binary".getBytes()).statusCode());
@@ -202,7 +183,7 @@ class HttpApiTest {
 
     @Test
     void healthMetricsAndKeepAlive() throws Exception {
-        start(KvServer.builder());
+        startServer(b -> b.httpPort(0));
         assertEquals("ok\n", text(send("GET", "/health", null)));
         try (RespClient resp = new RespClient(server.port())) {
             resp.call("SET", "a", "1");
@@ -234,7 +215,7 @@ class HttpApiTest {
 
     @Test
     void thePasswordIsABearerToken() throws Exception {
-        start(KvServer.builder().requirePassword("tok3n"));
+        startServer(b -> b.httpPort(0).requirePassword("tok3n"));
         assertEquals(200, send("GET", "/health", null).statusCode(), "health needs no password");
         HttpResponse<byte[]> denied = send("PUT", "/v1/kv/0/k", "v".getBytes());
         assertEquals(401, denied.statusCode());

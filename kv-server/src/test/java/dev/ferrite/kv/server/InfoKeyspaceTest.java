@@ -1,10 +1,7 @@
 package dev.ferrite.kv.server;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
 import java.util.function.Predicate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -14,23 +11,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * INFO's keyspace lines in Redis's form, {@code db0:keys=N,expires=E,avg_ttl=T}: monitoring tools
  * (redis_exporter, redis-py's {@code info()}) split that line into its three fields.
  */
-class InfoKeyspaceTest {
-
-    @TempDir
-    Path data;
-
-    private KvServer server;
-
-    @AfterEach
-    void stop() {
-        if (server != null) {
-            server.close();
-        }
-    }
+class InfoKeyspaceTest extends ServerFixture {
 
     @Test
     void theKeyspaceLineCountsExpiringKeysAndTheirAverageTimeToLive() throws Exception {
-        server = KvServer.builder().port(0).dataDirectory(data).start();
+        startServer();
         try (RespClient c = new RespClient(server.port())) {
             for (int i = 0; i < 100; i++) {
                 c.send("SET", "plain:" + i, "v");
@@ -59,7 +44,7 @@ class InfoKeyspaceTest {
 
     @Test
     void aDatabaseWithoutExpiriesSaysSoInRedisForm() throws Exception {
-        server = KvServer.builder().port(0).dataDirectory(data).start();
+        startServer();
         try (RespClient c = new RespClient(server.port())) {
             assertEquals("OK", c.call("SELECT", "3"));
             assertEquals("OK", c.call("SET", "k", "v"));

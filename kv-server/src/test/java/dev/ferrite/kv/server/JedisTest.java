@@ -1,9 +1,7 @@
 package dev.ferrite.kv.server;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
@@ -15,7 +13,6 @@ import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.params.SetParams;
 import redis.clients.jedis.resps.ScanResult;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -32,21 +29,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Jedis, a real Redis client, against the server: every command, pipelined and not, against a model. */
-class JedisTest {
-
-    @TempDir
-    Path data;
-
-    private KvServer server;
+class JedisTest extends ServerFixture {
 
     @BeforeEach
     void start() {
-        server = KvServer.builder().port(0).dataDirectory(data).threads(2).start();
-    }
-
-    @AfterEach
-    void stop() {
-        server.close();
+        startServer(b -> b.threads(2));
     }
 
     private Jedis jedis() {
@@ -289,7 +276,7 @@ class JedisTest {
     @Test
     void aPasswordIsRequiredWhenSetAndCheckedAsRedisChecksIt() {
         server.close();
-        server = KvServer.builder().port(0).dataDirectory(data).requirePassword("s3cret").start();
+        startServer(b -> b.requirePassword("s3cret"));
         try (Jedis anonymous = jedis()) {
             JedisDataException e = assertThrows(JedisDataException.class, () -> anonymous.get("k"));
             assertEquals("NOAUTH Authentication required.", e.getMessage());

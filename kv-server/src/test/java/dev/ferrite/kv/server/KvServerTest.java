@@ -1,13 +1,10 @@
 package dev.ferrite.kv.server;
 
 import dev.ferrite.kv.server.RespClient.Err;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -23,21 +20,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The server over a real socket: commands, pipelining, inline commands, errors, restarts. */
-class KvServerTest {
-
-    @TempDir
-    Path data;
-
-    private KvServer server;
+class KvServerTest extends ServerFixture {
 
     @BeforeEach
     void start() {
-        server = KvServer.builder().port(0).dataDirectory(data).threads(2).start();
-    }
-
-    @AfterEach
-    void stop() {
-        server.close();
+        startServer(b -> b.threads(2));
     }
 
     private RespClient client() throws Exception {
@@ -241,7 +228,7 @@ class KvServerTest {
     @Test
     void requestsSentJustBeforeTheClientClosesStillRun() throws Exception {
         server.close();
-        server = KvServer.builder().port(0).dataDirectory(data).threads(1).start();
+        startServer(b -> b.threads(1));
         for (int round = 0; round < 20; round++) {
             StringBuilder pipeline = new StringBuilder();
             for (int i = 0; i < 200; i++) {
@@ -274,7 +261,7 @@ class KvServerTest {
     @Test
     void connectionsSharingOneEventLoopEachGetTheirOwnReplies() throws Exception {
         server.close();
-        server = KvServer.builder().port(0).dataDirectory(data).threads(1).start();
+        startServer(b -> b.threads(1));
         int clients = 16;
         ExecutorService pool = Executors.newFixedThreadPool(clients);
         try {
@@ -481,7 +468,7 @@ class KvServerTest {
         }
         server.close();
         Thread.sleep(150);
-        server = KvServer.builder().port(0).dataDirectory(data).start();
+        startServer();
         try (RespClient c = client()) {
             assertEquals("p", c.call("GET", "plain"));
             assertEquals("t", c.call("GET", "timed"));

@@ -16,9 +16,7 @@ import io.lettuce.core.api.sync.RedisCommands;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -36,25 +34,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Lettuce, a real Redis client, against the server: its handshake (HELLO 3 refused, fall back to
  * RESP2), the commands synchronously, and a large asynchronous pipeline.
  */
-class LettuceTest {
+class LettuceTest extends ServerFixture {
 
-    @TempDir
-    Path data;
-
-    private KvServer server;
     private RedisClient client;
 
     @BeforeEach
     void start() {
-        server = KvServer.builder().port(0).dataDirectory(data).threads(2).start();
+        startServer(b -> b.threads(2));
     }
 
     @AfterEach
-    void stop() {
+    void stopClient() {
         if (client != null) {
             client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         }
-        server.close();
     }
 
     private StatefulRedisConnection<String, String> connect(String password) {
@@ -144,7 +137,7 @@ class LettuceTest {
     @Test
     void withAPasswordLettuceAuthenticatesAfterFallingBackToResp2() {
         server.close();
-        server = KvServer.builder().port(0).dataDirectory(data).requirePassword("pw-for-lettuce").start();
+        startServer(b -> b.requirePassword("pw-for-lettuce"));
         try (StatefulRedisConnection<String, String> c = connect("pw-for-lettuce")) {
             assertEquals("OK", c.sync().set("k", "v"));
             assertEquals("v", c.sync().get("k"));

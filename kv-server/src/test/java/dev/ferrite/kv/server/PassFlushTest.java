@@ -1,11 +1,8 @@
 package dev.ferrite.kv.server;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -17,18 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Requests run at the end of the event loop's pass ({@link PassFlush}), within its budget. */
-class PassFlushTest {
-
-    @TempDir
-    Path data;
-    private KvServer server;
-
-    @AfterEach
-    void stop() {
-        if (server != null) {
-            server.close();
-        }
-    }
+class PassFlushTest extends ServerFixture {
 
     @Test
     void aPassCountsTheBytesItDefersAndStartsAfreshAfterItRan() {
@@ -53,7 +39,7 @@ class PassFlushTest {
      */
     @Test
     void requestsPastThePassesBudgetRunOnceAndInOrder() throws Exception {
-        server = KvServer.builder().port(0).dataDirectory(data).threads(1).start();
+        startServer(b -> b.threads(1));
         int clients = 3;
         int appends = 48;
         int chunk = 32 << 10;

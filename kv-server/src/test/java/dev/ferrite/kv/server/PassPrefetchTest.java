@@ -1,12 +1,9 @@
 package dev.ferrite.kv.server;
 
 import dev.ferrite.kv.server.RespClient.Err;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -16,18 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Where commands' keys are ({@link CommandTable.Keys}), and a pass's requests warmed by {@link PassPrefetch}. */
-class PassPrefetchTest {
-
-    @TempDir
-    Path data;
-    private KvServer server;
-
-    @AfterEach
-    void stop() {
-        if (server != null) {
-            server.close();
-        }
-    }
+class PassPrefetchTest extends ServerFixture {
 
     private static List<String> keysOf(String... request) {
         byte[][] args = Arrays.stream(request).map(s -> s.getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new);
@@ -62,7 +48,7 @@ class PassPrefetchTest {
 
     @Test
     void oneWriteOfRequestsAcrossLoginAndDatabasesIsAnsweredInOrder() throws Exception {
-        server = KvServer.builder().port(0).dataDirectory(data).requirePassword("pw").start();
+        startServer(b -> b.requirePassword("pw"));
         try (RespClient c = new RespClient(server.port())) {
             // One write: GET and AUTH run as they are read, the rest at the pass's end (warmed in db 0, after SELECT).
             String[][] requests = {{"GET", "a"}, {"AUTH", "pw"}, {"MSET", "a", "1", "b", "2"}, {"MGET", "a", "b", "zz"},

@@ -1,9 +1,7 @@
 package dev.ferrite.kv.server;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -11,7 +9,6 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -24,21 +21,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * lengths, slow writers, HTTP garbage — after which the server still answers and the data is
  * exactly what it was.
  */
-class ProtocolFuzzTest {
-
-    @TempDir
-    Path data;
-
-    private KvServer server;
+class ProtocolFuzzTest extends ServerFixture {
 
     @BeforeEach
     void start() {
-        server = KvServer.builder().port(0).httpPort(0).dataDirectory(data).threads(2).start();
-    }
-
-    @AfterEach
-    void stop() {
-        server.close();
+        startServer(b -> b.httpPort(0).threads(2));
     }
 
     /** @return every key and value of database 0, as the server reports them, sorted by key */

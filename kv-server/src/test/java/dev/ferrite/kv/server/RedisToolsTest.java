@@ -1,6 +1,5 @@
 package dev.ferrite.kv.server;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -22,21 +21,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Debian's {@code redis-tools}, which {@code .ci/run} installs; in CI a missing tool fails the test,
  * elsewhere it is skipped with a message.
  */
-class RedisToolsTest {
-
-    @TempDir
-    Path data;
-
-    private KvServer server;
+class RedisToolsTest extends ServerFixture {
 
     @BeforeEach
     void start() {
-        server = KvServer.builder().port(0).dataDirectory(data).start();
-    }
-
-    @AfterEach
-    void stop() {
-        server.close();
+        startServer();
     }
 
     private static String tool(String name) {

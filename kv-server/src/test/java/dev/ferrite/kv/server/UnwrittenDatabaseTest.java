@@ -1,9 +1,7 @@
 package dev.ferrite.kv.server;
 
 import dev.ferrite.kv.server.RespClient.Err;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.io.InputStream;
 import java.net.Socket;
@@ -30,23 +28,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * event loop); the first write that stores something does. Redis's replies to the same commands
  * are checked by {@code RedisDifferentialTest}'s catalogue.
  */
-class UnwrittenDatabaseTest {
-
-    @TempDir
-    Path data;
-
-    private KvServer server;
-
-    @AfterEach
-    void stop() {
-        if (server != null) {
-            server.close();
-        }
-    }
+class UnwrittenDatabaseTest extends ServerFixture {
 
     @Test
     void readsAndWritesThatFindNothingCreateNoDatabase() throws Exception {
-        server = KvServer.builder().port(0).httpPort(0).dataDirectory(data).threads(1).start();
+        startServer(b -> b.httpPort(0).threads(1));
         Path db7 = data.resolve("db7.ferrite");
         try (RespClient c = new RespClient(server.port())) {
             assertEquals("OK", c.call("SELECT", "7"));
@@ -108,7 +94,7 @@ class UnwrittenDatabaseTest {
             assertNull(c.call("GET", "x"), "another database");
         }
         server.close();
-        server = KvServer.builder().port(0).dataDirectory(data).threads(1).start();
+        startServer(b -> b.threads(1));
         try (RespClient c = new RespClient(server.port())) {
             assertEquals("OK", c.call("SELECT", "7"));
             assertEquals("1", c.call("GET", "x"), "reopened at start");
@@ -117,7 +103,7 @@ class UnwrittenDatabaseTest {
 
     @Test
     void theFirstWriteToANewDatabaseHoldsUpOnlyItsOwnConnection() throws Exception {
-        server = KvServer.builder().port(0).dataDirectory(data).threads(1).start();
+        startServer(b -> b.threads(1));
         try (RespClient c = new RespClient(server.port())) {
             assertEquals("OK", c.call("SET", "a", "b")); // database 0 exists before creations are held back
         }
@@ -166,7 +152,7 @@ class UnwrittenDatabaseTest {
 
     @Test
     void aProtocolErrorAfterRequestsThatWaitIsAnsweredAfterThem() throws Exception {
-        server = KvServer.builder().port(0).dataDirectory(data).threads(1).start();
+        startServer(b -> b.threads(1));
         CountDownLatch creating = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         holdCreationsBack(creating, release);
@@ -189,7 +175,7 @@ class UnwrittenDatabaseTest {
 
     @Test
     void aCreationThatFailsIsAnsweredAsAnError() throws Exception {
-        server = KvServer.builder().port(0).dataDirectory(data).threads(1).start();
+        startServer(b -> b.threads(1));
         // A directory where database 5's file goes: creating it fails, on the creator thread and inline.
         Files.createDirectories(data.resolve("db5.ferrite"));
         try (RespClient c = new RespClient(server.port())) {
@@ -205,7 +191,7 @@ class UnwrittenDatabaseTest {
 
     @Test
     void anHttpPutIntoANewDatabaseHoldsUpOnlyItsOwnConnection() throws Exception {
-        server = KvServer.builder().port(0).httpPort(0).dataDirectory(data).threads(1).start();
+        startServer(b -> b.httpPort(0).threads(1));
         CountDownLatch creating = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         holdCreationsBack(creating, release);
