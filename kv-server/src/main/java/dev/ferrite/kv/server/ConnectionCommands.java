@@ -2,17 +2,26 @@ package dev.ferrite.kv.server;
 
 import io.netty.handler.codec.redis.RedisMessage;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The connection's commands: PING ECHO QUIT SELECT AUTH HELLO CLIENT, with Redis's replies and
- * error strings. AUTH, HELLO and QUIT run before the client logged in. Stateless.
+ * error strings. AUTH, HELLO and QUIT run before the client logged in. {@code POST} and
+ * {@code Host:}, as in Redis, are no commands but the sign of an HTTP request sent to the RESP
+ * port (a web page's cross-protocol attack): they run before login too, and close the connection
+ * before anything after them runs, with a warning logged at most once a minute. Stateless.
  */
 final class ConnectionCommands {
 
     /** The server version HELLO and INFO report. */
     static final String VERSION = "0.1.0";
+
+    private static final Logger LOG = LoggerFactory.getLogger(ConnectionCommands.class);
 
     private static final RedisMessage WRONGPASS =
             Replies.error("WRONGPASS invalid username-password pair or user is disabled.");
@@ -31,6 +40,24 @@ final class ConnectionCommands {
         r.add("auth", -2, true, ConnectionCommands::auth);
         r.add("hello", -1, true, ConnectionCommands::hello);
         r.add("client", -2, ConnectionCommands::client);
+        r.add("post", -1, true, ConnectionCommands::crossProtocol);
+        r.add("host:", -1, true, ConnectionCommands::crossProtocol);
+    }
+
+    /** When the last cross-protocol warning was logged, in ms since the epoch. */
+    private static final AtomicLong LAST_WARNING = new AtomicLong(Long.MIN_VALUE / 2);
+
+    private static RedisMessage crossProtocol(ServerContext c, ClientSession s, byte[][] a) {
+        c.stats.crossProtocolClosed.increment();
+        long now = System.currentTimeMillis();
+        long last = LAST_WARNING.get();
+        if (now - last > 60_000 && LAST_WARNING.compareAndSet(last, now)) {
+            LOG.warn("Possible SECURITY ATTACK detected: a client sent '{}' to the RESP port, as an HTTP request"
+                    + " (a web page's cross-protocol attack) does; its connection is closed and nothing after it ran"
+                    + " (logged at most once a minute; INFO stats counts them as cross_protocol_closed)",
+                    Replies.printable(a[0], 16));
+        }
+        return Replies.CLOSE_CROSS_PROTOCOL;
     }
 
     private static RedisMessage ping(ServerContext c, ClientSession s, byte[][] a) {

@@ -5,7 +5,6 @@ import dev.ferrite.kv.FerriteMap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
@@ -136,9 +135,10 @@ final class HttpApi extends SimpleChannelInboundHandler<FullHttpRequest> {
         if (request.method().equals(HttpMethod.HEAD)) {
             response.content().clear(); // HEAD: the headers of a GET, no body
         }
-        var future = ctx.writeAndFlush(response);
-        if (!keepAlive) {
-            future.addListener(ChannelFutureListener.CLOSE);
+        if (keepAlive) {
+            ctx.writeAndFlush(response);
+        } else {
+            LingeringClose.respondAndClose(ctx, response);
         }
     }
 

@@ -9,8 +9,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.EventLoopGroup;
-import io.netty.handler.codec.http.HttpObjectAggregator;
-import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpResponseEncoder;
 import io.netty.handler.timeout.IdleStateHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,6 +18,8 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
+import java.util.Collection;
+import java.util.Set;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -100,9 +101,11 @@ public final class KvServer implements AutoCloseable {
                 return new ChannelHandler[] {
                     new RespRequestDecoder(limits, commands::unauthenticated), commands};
             });
+            HostPolicy hosts = new HostPolicy(address, b.httpAllowedHosts);
             http = b.httpPort < 0 ? null : listen(address, b.httpPort, b, server, () -> new ChannelHandler[] {
-                new HttpServerCodec(HTTP_MAX_LINE, HTTP_MAX_HEADERS, 8192),
-                new HttpObjectAggregator(limits.maxBulkBytes()), new HttpApi(server)});
+                new StrictHttpRequestDecoder(HTTP_MAX_LINE, HTTP_MAX_HEADERS, 8192), new HttpResponseEncoder(),
+                new HttpGuard(hosts, server.stats), new ClosingHttpAggregator(limits.maxBulkBytes(), server.stats),
+                new HttpApi(server)});
         } catch (Exception e) { // Netty rethrows the bind's IOException unchecked (epoll: NativeIoException)
             if (resp != null) {
                 resp.close().syncUninterruptibly();
@@ -238,8 +241,30 @@ public final class KvServer implements AutoCloseable {
         private long idleTimeoutSeconds;
         private long maxOutputBufferBytes = 512L << 20;
         private FsyncPolicy fsync = FsyncPolicy.EVERYSEC;
+        private Set<String> httpAllowedHosts = Set.of();
 
         private Builder() {
+        }
+
+        /**
+         * Names (and addresses) HTTP requests may give in their {@code Host} and {@code Origin}
+         * headers besides the ones always allowed: {@code localhost}, names under
+         * {@code .localhost}, loopback addresses and the bound address (any of this machine's when
+         * bound to the wildcard address). A request naming another host gets 421 (403 for an
+         * {@code Origin}) and nothing runs: a web page whose name was rebound to this server's
+         * address cannot use it. Names are matched case-insensitively, without the port, and never
+         * looked up. {@code "*"} allows every name (the guard off). Default: none.
+         *
+         * @param names the extra names; replaces the ones given before
+         */
+        public Builder httpAllowedHosts(Collection<String> names) {
+            for (String n : names) {
+                if (n == null || n.isBlank() || n.strip().contains(" ")) {
+                    throw new FerriteException("allowed HTTP host '" + n + "' must be a name or address without spaces");
+                }
+            }
+            this.httpAllowedHosts = names.stream().map(String::strip).collect(java.util.stream.Collectors.toUnmodifiableSet());
+            return this;
         }
 
         /**

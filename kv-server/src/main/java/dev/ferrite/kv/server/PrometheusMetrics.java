@@ -50,6 +50,9 @@ final class PrometheusMetrics {
         counter(b, "ferrite_rejected_connections_total", "Connections refused over maxclients.", st.rejectedConnections.sum());
         counter(b, "ferrite_protocol_errors_total", "Connections closed for a malformed or oversized request.",
                 st.protocolErrors.sum());
+        counter(b, "ferrite_cross_protocol_closed_total",
+                "Connections closed for sending an HTTP request (POST or Host:) to the RESP port.",
+                st.crossProtocolClosed.sum());
         counter(b, "ferrite_keyspace_hits_total", "Reads that found a live key.", st.keyspaceHits.sum());
         counter(b, "ferrite_keyspace_misses_total", "Reads that found no live key.", st.keyspaceMisses.sum());
         counter(b, "ferrite_expired_keys_total", "Expired keys removed.", st.expiredKeys.sum());

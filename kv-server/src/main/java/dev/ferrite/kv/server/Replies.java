@@ -23,6 +23,11 @@ final class Replies {
     static final RedisMessage NOT_INTEGER = error("ERR value is not an integer or out of range");
     static final RedisMessage OVERFLOW = error("ERR increment or decrement would overflow");
     static final RedisMessage DB_RANGE = error("ERR DB index is out of range");
+    /**
+     * Not a reply: what {@code POST} and {@code Host:} return, for the connection to be closed
+     * without an answer (an HTTP request sent to the RESP port). Compared by identity.
+     */
+    static final RedisMessage CLOSE_CROSS_PROTOCOL = new SimpleStringRedisMessage("cross-protocol request");
 
     private Replies() {
     }

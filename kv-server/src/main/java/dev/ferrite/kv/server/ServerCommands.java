@@ -179,6 +179,7 @@ final class ServerCommands {
             line(b, "keyspace_misses", st.keyspaceMisses.sum());
             line(b, "total_error_replies", st.errorReplies.sum());
             line(b, "protocol_errors", st.protocolErrors.sum());
+            line(b, "cross_protocol_closed", st.crossProtocolClosed.sum());
         }
         if (all || wanted.contains("commandstats")) {
             section(b, "Commandstats");

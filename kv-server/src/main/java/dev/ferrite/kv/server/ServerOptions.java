@@ -15,14 +15,15 @@ import java.util.Map;
  * ({@code --config FILE}: one {@code name value} per line, {@code #} comments, as redis.conf),
  * with the same names in both; a flag overrides the file. Names: port, http-port, bind, data,
  * backend, requirepass, fsync, maxclients, timeout, threads, busy-poll, max-output-buffer,
- * proto-max-bulk-len, max-arguments, max-inline, max-request. Not thread-safe.
+ * proto-max-bulk-len, max-arguments, max-inline, max-request, http-allowed-hosts (comma-separated). Not
+ * thread-safe.
  */
 final class ServerOptions {
 
     /** Every setting name, in the order the usage lists them. */
     static final List<String> NAMES = List.of("port", "http-port", "bind", "data", "backend", "requirepass", "fsync",
             "maxclients", "timeout", "threads", "busy-poll", "max-output-buffer", "proto-max-bulk-len",
-            "max-arguments", "max-inline", "max-request", "config");
+            "max-arguments", "max-inline", "max-request", "http-allowed-hosts", "config");
 
     /** The defaults of the runnable server: RESP on 6380, HTTP on 8080, data in ./ferrite-data. */
     static final int DEFAULT_HTTP_PORT = 8080;
@@ -87,6 +88,7 @@ final class ServerOptions {
                 case "max-arguments" -> arguments = toInt(e.getKey(), v);
                 case "max-inline" -> inline = toInt(e.getKey(), v);
                 case "max-request" -> request = toLong(e.getKey(), v);
+                case "http-allowed-hosts" -> b.httpAllowedHosts(v.isBlank() ? List.of() : List.of(v.split("\\s*,\\s*")));
                 default -> throw new FerriteException("unknown setting " + e.getKey());
             }
         }

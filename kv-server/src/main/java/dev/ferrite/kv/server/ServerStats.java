@@ -21,6 +21,8 @@ final class ServerStats {
     final LongAdder idleClosed = new LongAdder();
     /** Connections closed for a client output buffer over its limit. */
     final LongAdder outputBufferClosed = new LongAdder();
+    /** Connections closed for speaking HTTP on the RESP port ({@code POST}, {@code Host:}). */
+    final LongAdder crossProtocolClosed = new LongAdder();
     /** Requests closed with a protocol error. */
     final LongAdder protocolErrors = new LongAdder();
     /** Commands run, all kinds. */

@@ -97,14 +97,14 @@ class HttpApiTest extends ServerFixture {
         assertTrue(text(badDb).contains("from 0 to 15"), text(badDb));
         assertEquals(400, send("PUT", "/v1/kv/0/k?ttl=-3", "v".getBytes()).statusCode());
         assertEquals(400, send("PUT", "/v1/kv/0/k?ttl=abc", "v".getBytes()).statusCode());
-        assertTrue(raw("GET /v1/kv/0/bad%zzescape HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        assertTrue(raw("GET /v1/kv/0/bad%zzescape HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
                 .startsWith("HTTP/1.1 400"));
         assertEquals(404, send("GET", "/nowhere", null).statusCode());
         assertEquals(405, send("POST", "/v1/kv/0/k", "v".getBytes()).statusCode());
         assertEquals(413, send("PUT", "/v1/kv/0/big", new byte[2048]).statusCode());
         assertEquals(404, send("GET", "/v1/kv/0/big", null).statusCode(), "nothing stored from a refused body");
         assertEquals(431, send("GET", "/health", null, "X-Huge", "h".repeat(10_000)).statusCode());
-        String longLine = raw("GET /v1/kv/0/" + "k".repeat(5000) + " HTTP/1.1\r\nHost: x\r\n\r\n");
+        String longLine = raw("GET /v1/kv/0/" + "k".repeat(5000) + " HTTP/1.1\r\nHost: localhost\r\n\r\n");
         assertTrue(longLine.startsWith("HTTP/1.1 414"), longLine);
         // Garbage on a raw socket: 400 and closed; the server goes on serving.
         String reply = raw("\u0001\u0002 NOT HTTP AT ALL\r\n\r\n");
@@ -172,10 +172,10 @@ class HttpApiTest extends ServerFixture {
         assertTrue(text(bad).contains("encoding 'base64' is not url"), text(bad));
         // A bad escape in the query or the key (java.net.URI refuses to send one: raw requests) is a 400
         // naming it, not a connection closed without an answer.
-        String badPrefix = raw("GET /v1/kv/2?prefix=ab%2 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        String badPrefix = raw("GET /v1/kv/2?prefix=ab%2 HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
         assertTrue(badPrefix.startsWith("HTTP/1.1 400"), badPrefix);
         assertTrue(badPrefix.contains("escape"), badPrefix);
-        String badKey = raw("GET /v1/kv/2/ab%G0 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        String badKey = raw("GET /v1/kv/2/ab%G0 HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
         assertTrue(badKey.startsWith("HTTP/1.1 400"), badKey);
         assertTrue(badKey.contains("escape"), badKey);
         assertEquals(200, send("GET", "/v1/kv/2?prefix=t:", null).statusCode());
@@ -203,7 +203,7 @@ class HttpApiTest extends ServerFixture {
             OutputStream out = s.getOutputStream();
             InputStream in = s.getInputStream();
             for (int i = 0; i < 2; i++) {
-                out.write("GET /health HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+                out.write("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
                 out.flush();
                 byte[] buf = new byte[512];
                 int n = in.read(buf);

@@ -198,8 +198,8 @@ class UnwrittenDatabaseTest extends ServerFixture {
         try (Socket http = new Socket("127.0.0.1", server.httpPort()); RespClient other = new RespClient(server.port())) {
             http.setSoTimeout(10_000);
             // Two pipelined requests: the PUT waits for database 6, the GET behind it.
-            http.getOutputStream().write(("PUT /v1/kv/6/k HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello"
-                    + "GET /v1/kv/6/k HTTP/1.1\r\nHost: x\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+            http.getOutputStream().write(("PUT /v1/kv/6/k HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\n\r\nhello"
+                    + "GET /v1/kv/6/k HTTP/1.1\r\nHost: localhost\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
             http.getOutputStream().flush();
             assertTrue(creating.await(10, TimeUnit.SECONDS), "the creation started");
             assertEquals("PONG", other.call("PING"), "the event loop serves other connections meanwhile");
