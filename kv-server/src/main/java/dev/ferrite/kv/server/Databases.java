@@ -3,31 +3,45 @@ package dev.ferrite.kv.server;
 import dev.ferrite.FerriteException;
 import dev.ferrite.kv.Codec;
 import dev.ferrite.kv.FerriteMap;
+import dev.ferrite.kv.FerriteMapBuilder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Consumer;
 
 /**
  * The server's 16 databases ({@code SELECT 0} to {@code 15}): database {@code n} is a file-backed
- * {@link FerriteMap} of raw keys to {@link ValueLayout stored values} in {@code <data>/db<n>.ferrite},
- * opened at start if its file exists, created the first time a client writes to it, and closed
- * with the server. Reads go through {@link #ifOpen}: a database never written is empty and reading
- * it creates no file, as in Redis. A new database costs a 1 GiB sparse file and, on a disk that
- * reads ahead megabytes, some hundred milliseconds: an event loop asks {@link #getOrCreateLater},
- * which creates it on the creator thread, so that the loop's other connections are not held up;
- * {@link #get} creates it in the calling thread. Thread-safe.
+ * {@link FerriteMap} of raw keys to {@link ValueLayout stored values} in {@code <data>/db<n>.ferrite}
+ * ({@link DataDirectory}), opened at start if its file exists, made the first time a client writes
+ * to it, and closed with the server. Reads go through {@link #ifOpen}: a database never written is
+ * empty and reading it makes no file, as in Redis.
+ *
+ * <p>All-or-nothing across a crash: a new database is a spare map, made whole under a temporary
+ * name and then renamed, so a crash while it is made leaves no database file at all.
+ * {@link #flush} deletes the file in one step and {@link #flushAll} drops all files as one
+ * ({@link DataDirectory#dropAll}); the next write to a flushed database makes it anew. A dropped
+ * map is closed once every event loop has finished the command it was running
+ * ({@link #retireAfter}), and background threads reach maps through {@link #withOpen}, so nothing
+ * touches a closed map.
+ *
+ * <p>Making a map takes some hundred milliseconds: an event loop asks {@link #getOrCreateLater},
+ * which makes it on the creator thread, so that the loop's other connections are not held up; one
+ * spare is kept made ahead after the first database is, so most new databases take only a rename.
+ * Thread-safe.
  */
 final class Databases implements AutoCloseable {
 
@@ -45,46 +59,74 @@ final class Databases implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Databases.class);
 
-    private final Path directory;
+    private final DataDirectory directory;
     private final String backend;
-    /** Read without a lock by every command; written under the lock. */
+    /** Read without a lock by every command; written under this object's lock. */
     private final AtomicReferenceArray<FerriteMap<byte[], byte[]>> maps = new AtomicReferenceArray<>(COUNT);
     /** Per database, the creation running on the creator thread, or null; guarded by itself. */
     private final List<CompletableFuture<Void>> creations = new ArrayList<>(Collections.nCopies(COUNT, null));
-    /** Creates databases for the event loops; its thread starts with the first creation. */
+    /** Makes databases and spares off the event loops; its thread starts with the first task. */
     private final ExecutorService creator = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "ferrite-db-create");
         t.setDaemon(true);
         return t;
     });
+    /** Serializes the making of the spare. */
+    private final Object spareLock = new Object();
+    /** Background threads hold its read lock while they use a map; a dropped map is closed under its write lock. */
+    private final ReentrantReadWriteLock background = new ReentrantReadWriteLock();
+    /** Maps dropped from {@link #maps} and not closed yet; guarded by {@link #background}'s write lock. */
+    private final List<FerriteMap<byte[], byte[]>> retired = new ArrayList<>();
+    /** Runs a task once every event loop has finished what it was running; by default at once. */
+    private volatile Consumer<Runnable> retirement = Runnable::run;
     /** Run on the creator thread before each creation: a test's hook to hold a creation back. */
     volatile Runnable beforeCreation = () -> { };
-    private boolean closed;
+    private volatile boolean closed;
 
     /**
+     * Locks the directory, recovers what a crash left ({@link DataDirectory#recover}) and opens the
+     * databases that exist.
+     *
      * @param directory where the database files live (created if missing)
      * @param backend   the Ferrite backend, or null for the default
+     * @throws FerriteException if another server uses the directory, or a database cannot be opened
      */
     Databases(Path directory, String backend) {
-        this.directory = directory;
+        this.directory = new DataDirectory(directory);
         this.backend = backend;
+        this.directory.lock();
         try {
-            Files.createDirectories(directory);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create the data directory " + directory, e);
-        }
-        for (int i = 0; i < COUNT; i++) {
-            if (Files.exists(file(i))) {
-                get(i); // open what exists now, so a restart reports repairs and DBSIZE is at hand
+            this.directory.recover();
+            for (int i = 0; i < COUNT; i++) {
+                if (Files.exists(this.directory.database(i))) {
+                    get(i); // open what exists now, so a restart reports repairs and DBSIZE is at hand
+                }
             }
+        } catch (RuntimeException e) {
+            close();
+            throw e;
         }
     }
 
-    private Path file(int index) {
-        return directory.resolve("db" + index + ".ferrite");
+    /**
+     * @param afterEveryLoop runs a task once every event loop has finished the task it was running
+     *                       when asked (the server's worker group); dropped maps are closed then
+     */
+    void retireAfter(Consumer<Runnable> afterEveryLoop) {
+        this.retirement = afterEveryLoop;
     }
 
-    /** @return database {@code index}, opened or created now if needed */
+    /** @return whether {@link #close} was called */
+    boolean isClosed() {
+        return closed;
+    }
+
+    /** @return the data directory */
+    DataDirectory directory() {
+        return directory;
+    }
+
+    /** @return database {@code index}, opened or made now if needed */
     FerriteMap<byte[], byte[]> get(int index) {
         FerriteMap<byte[], byte[]> map = maps.get(index);
         return map != null ? map : open(index);
@@ -142,39 +184,192 @@ final class Databases implements AutoCloseable {
         return maps.get(index);
     }
 
-    private synchronized FerriteMap<byte[], byte[]> open(int index) {
-        if (closed) {
-            throw new FerriteException("the server's databases are closed");
-        }
-        FerriteMap<byte[], byte[]> map = maps.get(index);
-        if (map == null) {
-            long start = System.nanoTime();
-            var builder = FerriteMap.builder(Codec.bytes(), Codec.bytes()).file(file(index))
-                    .sections(SECTIONS);
-            if (backend != null) {
-                builder.backend(backend);
+    /**
+     * For threads other than the event loops: runs {@code use} with database {@code index} if it is
+     * open; the map stays open until {@code use} returns, even if the database is flushed meanwhile.
+     */
+    void withOpen(int index, Consumer<FerriteMap<byte[], byte[]>> use) {
+        background.readLock().lock();
+        try {
+            FerriteMap<byte[], byte[]> map = maps.get(index);
+            if (map != null) {
+                use.accept(map);
             }
-            map = builder.createOrOpen();
-            maps.set(index, map);
-            LOG.info("database {} ready in {} ms: {} keys, {}", index, (System.nanoTime() - start) / 1_000_000,
-                    map.longSize(), file(index));
+        } finally {
+            background.readLock().unlock();
         }
-        return map;
+    }
+
+    private FerriteMap<byte[], byte[]> open(int index) {
+        Path file = directory.database(index);
+        while (true) {
+            synchronized (this) {
+                if (closed) {
+                    throw new FerriteException("the server's databases are closed");
+                }
+                FerriteMap<byte[], byte[]> map = maps.get(index);
+                if (map != null) {
+                    return map;
+                }
+                boolean fresh = !Files.exists(file);
+                if (!fresh || Files.exists(directory.spare())) {
+                    if (fresh) {
+                        directory.publish(directory.spare(), file);
+                    }
+                    long start = System.nanoTime();
+                    map = builder(file).open();
+                    maps.set(index, map);
+                    LOG.info("database {} {} in {} ms: {} keys, {}", index, fresh ? "made" : "opened",
+                            (System.nanoTime() - start) / 1_000_000, map.longSize(), file);
+                    if (fresh) {
+                        makeSpareLater();
+                    }
+                    return map;
+                }
+            }
+            makeSpare(); // outside the lock: the event loops' flushes and lookups go on meanwhile
+        }
+    }
+
+    private FerriteMapBuilder<byte[], byte[]> builder(Path file) {
+        var b = FerriteMap.builder(Codec.bytes(), Codec.bytes()).file(file).sections(SECTIONS);
+        return backend == null ? b : b.backend(backend);
+    }
+
+    /** Makes the spare if there is none: whole under a temporary name, then renamed. */
+    private void makeSpare() {
+        synchronized (spareLock) {
+            Path spare = directory.spare();
+            if (Files.exists(spare)) {
+                return;
+            }
+            Path made = DataDirectory.inProgress(spare);
+            directory.drop(made);
+            long start = System.nanoTime();
+            try (FerriteMap<byte[], byte[]> map = builder(made).create()) {
+                map.force();
+            }
+            directory.publish(made, spare);
+            LOG.debug("spare database made in {} ms", (System.nanoTime() - start) / 1_000_000);
+        }
+    }
+
+    private void makeSpareLater() {
+        try {
+            creator.execute(() -> {
+                try {
+                    makeSpare();
+                } catch (RuntimeException e) {
+                    LOG.warn("cannot make a spare database ahead; the next new database is made when needed", e);
+                }
+            });
+        } catch (RejectedExecutionException closing) {
+            // the server is stopping
+        }
     }
 
     /**
-     * Closes every open database; later calls of {@link #get} throw. Idempotent. Called once no
-     * connection is served any more (a command still running on a map would see it closed).
+     * FLUSHDB: empties database {@code index} in one step across a crash, by deleting its file.
+     * Writes that other event loops run at the same instant may land in the dropped map: they
+     * count as before the flush.
+     */
+    synchronized void flush(int index) {
+        FerriteMap<byte[], byte[]> map = maps.get(index);
+        if (map == null) {
+            return;
+        }
+        maps.set(index, null);
+        directory.drop(directory.database(index));
+        retire(List.of(map));
+    }
+
+    /** FLUSHALL: empties every database, all of them or none across a crash. */
+    synchronized void flushAll() {
+        Map<Path, String> files = new LinkedHashMap<>();
+        List<FerriteMap<byte[], byte[]>> dropped = new ArrayList<>();
+        for (int i = 0; i < COUNT; i++) {
+            FerriteMap<byte[], byte[]> map = maps.get(i);
+            if (map != null) {
+                files.put(directory.database(i), DataDirectory.identity(directory.database(i)));
+                dropped.add(map);
+            }
+        }
+        if (dropped.isEmpty()) {
+            return;
+        }
+        for (int i = 0; i < COUNT; i++) {
+            maps.set(i, null);
+        }
+        directory.dropAll(files);
+        retire(dropped);
+    }
+
+    /** Closes dropped maps once no event loop can be running a command on them. */
+    private void retire(List<FerriteMap<byte[], byte[]>> dropped) {
+        background.writeLock().lock();
+        try {
+            retired.addAll(dropped);
+        } finally {
+            background.writeLock().unlock();
+        }
+        Runnable closeNow = () -> {
+            background.writeLock().lock();
+            try {
+                for (FerriteMap<byte[], byte[]> map : dropped) {
+                    if (retired.remove(map)) {
+                        map.close();
+                    }
+                }
+            } finally {
+                background.writeLock().unlock();
+            }
+        };
+        Runnable close = () -> { // off the event loop: the write lock waits for the background threads
+            try {
+                creator.execute(closeNow);
+            } catch (RejectedExecutionException stopping) {
+                closeNow.run();
+            }
+        };
+        try {
+            retirement.accept(close);
+        } catch (RejectedExecutionException stopping) {
+            // the event loops are stopping: close() closes what is left
+        }
+    }
+
+    /**
+     * Closes every open database and gives the directory up; later calls of {@link #get} throw.
+     * Idempotent. Called once no connection is served any more (a command still running on a map
+     * would see it closed).
      */
     @Override
-    public synchronized void close() {
-        closed = true;
+    public void close() {
         creator.shutdown(); // a creation still queued finds the databases closed
-        for (int i = 0; i < COUNT; i++) {
-            FerriteMap<byte[], byte[]> map = maps.getAndSet(i, null);
-            if (map != null) {
-                map.close();
+        try {
+            creator.awaitTermination(30, TimeUnit.SECONDS); // a map being made is finished, not cut off
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        synchronized (this) {
+            if (closed) {
+                return;
             }
+            closed = true;
+            background.writeLock().lock();
+            try {
+                for (int i = 0; i < COUNT; i++) {
+                    FerriteMap<byte[], byte[]> map = maps.getAndSet(i, null);
+                    if (map != null) {
+                        map.close();
+                    }
+                }
+                retired.forEach(FerriteMap::close);
+                retired.clear();
+            } finally {
+                background.writeLock().unlock();
+            }
+            directory.close();
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.ferrite.kv.server;
 
+import dev.ferrite.CorruptFileException;
 import dev.ferrite.FerriteException;
 import dev.ferrite.kv.FerriteMap;
 import org.slf4j.Logger;
@@ -64,23 +65,26 @@ final class ExpiryReaper implements AutoCloseable {
     }
 
     private void tick() {
-        try {
-            for (int db = 0; db < Databases.COUNT; db++) {
-                FerriteMap<byte[], byte[]> map = server.databases.ifOpen(db);
-                if (map == null) {
-                    continue;
+        for (int db = 0; db < Databases.COUNT; db++) {
+            int index = db;
+            try {
+                server.databases.withOpen(db, map -> {
+                    Pass pass = passes[index];
+                    if (pass == null || pass.map != map) {
+                        pass = passes[index] = new Pass(map); // opened (again): nothing known about it
+                        server.expiryCensus.forget(index);
+                    }
+                    reap(index, pass);
+                });
+            } catch (CorruptFileException e) {
+                LOG.error("expiry pass over database {} found damage; the database's next writer repairs it", db, e);
+            } catch (FerriteException e) {
+                if (!server.databases.isClosed()) {
+                    LOG.warn("expiry pass over database {} failed: {}", db, e.getMessage(), e);
                 }
-                Pass pass = passes[db];
-                if (pass == null || pass.map != map) {
-                    pass = passes[db] = new Pass(map); // opened (again): nothing known about it
-                    server.expiryCensus.forget(db);
-                }
-                reap(db, pass);
+            } catch (RuntimeException e) {
+                LOG.warn("expiry pass over database {} failed", db, e);
             }
-        } catch (FerriteException e) {
-            LOG.debug("expiry pass interrupted: {}", e.getMessage()); // a database closing with the server
-        } catch (RuntimeException e) {
-            LOG.warn("expiry pass failed", e);
         }
     }
 

@@ -11,6 +11,7 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.codec.http.HttpResponseEncoder;
 import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.EventExecutor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,11 +19,14 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.List;
 import java.util.Set;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
@@ -91,6 +95,7 @@ public final class KvServer implements AutoCloseable {
         boss = transport.group(1, 0);
         busyPollMicros = b.busyPollMicros;
         workers = transport.group(b.threads, busyPollMicros);
+        databases.retireAfter(task -> afterEveryLoop(workers, task));
         ServerLimits limits = b.limits;
         long maxOutput = b.maxOutputBufferBytes;
         Channel resp = null;
@@ -149,6 +154,25 @@ public final class KvServer implements AutoCloseable {
                     }
                 })
                 .bind(new InetSocketAddress(address, port)).syncUninterruptibly().channel();
+    }
+
+    /**
+     * Runs {@code task} once every event loop of the group has finished the task it is running
+     * now: then no command that began before is still running.
+     *
+     * @throws java.util.concurrent.RejectedExecutionException if the loops are stopping
+     */
+    private static void afterEveryLoop(EventLoopGroup group, Runnable task) {
+        List<EventExecutor> loops = new ArrayList<>();
+        group.forEach(loops::add);
+        AtomicInteger left = new AtomicInteger(loops.size());
+        for (EventExecutor loop : loops) {
+            loop.execute(() -> {
+                if (left.decrementAndGet() == 0) {
+                    task.run();
+                }
+            });
+        }
     }
 
     private static InetAddress resolve(String host) {

@@ -1,7 +1,6 @@
 package dev.ferrite.kv.server;
 
 import dev.ferrite.FerriteException;
-import dev.ferrite.kv.FerriteMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,14 +32,12 @@ final class PeriodicFsync implements AutoCloseable {
 
     private void forceAll() {
         for (int db = 0; db < Databases.COUNT; db++) {
-            FerriteMap<byte[], byte[]> map = databases.ifOpen(db);
-            if (map == null) {
-                continue;
-            }
             try {
-                map.pool().force();
+                databases.withOpen(db, map -> map.pool().force());
             } catch (FerriteException e) {
-                LOG.debug("fsync of database {} skipped: {}", db, e.getMessage()); // closing with the server
+                if (!databases.isClosed()) {
+                    LOG.warn("fsync of database {} failed: {}", db, e.getMessage(), e);
+                }
             } catch (RuntimeException e) {
                 LOG.warn("fsync of database {} failed", db, e);
             }

@@ -32,22 +32,14 @@ final class ServerCommands {
             if (!flushArgumentsValid(a)) {
                 return Replies.SYNTAX;
             }
-            FerriteMap<byte[], byte[]> db = c.databases.ifOpen(s.db);
-            if (db != null) {
-                db.clear();
-            }
+            c.databases.flush(s.db);
             return Replies.OK;
         });
         r.add("flushall", -1, (c, s, a) -> {
             if (!flushArgumentsValid(a)) {
                 return Replies.SYNTAX;
             }
-            for (int i = 0; i < Databases.COUNT; i++) {
-                FerriteMap<byte[], byte[]> db = c.databases.ifOpen(i); // every database that exists is open
-                if (db != null) {
-                    db.clear();
-                }
-            }
+            c.databases.flushAll();
             return Replies.OK;
         });
         r.add("command", -1, ServerCommands::command);
@@ -57,7 +49,7 @@ final class ServerCommands {
 
     /**
      * @return whether FLUSHDB's or FLUSHALL's arguments are none, or SYNC or ASYNC alone (both flush
-     *         at once here: the map's clear is quick)
+     *         at once here: a flush deletes files, see {@link Databases#flush})
      */
     private static boolean flushArgumentsValid(byte[][] a) {
         return a.length == 1 || a.length == 2 && (Args.lower(a[1]).equals("sync") || Args.lower(a[1]).equals("async"));

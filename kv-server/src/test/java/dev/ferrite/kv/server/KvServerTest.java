@@ -352,9 +352,8 @@ class KvServerTest extends ServerFixture {
             assertEquals(0L, c.call("DBSIZE"), "FLUSHALL emptied database 0 as well");
         }
         try (var files = Files.list(data)) {
-            assertEquals(Set.of("db0.ferrite", "db1.ferrite"),
-                    files.map(f -> f.getFileName().toString()).collect(Collectors.toSet()),
-                    "FLUSHALL makes no database that was never used");
+            assertEquals(Set.of(), files.map(f -> f.getFileName().toString()).filter(f -> f.startsWith("db"))
+                    .collect(Collectors.toSet()), "FLUSHALL drops the databases' files and makes none that was never used");
         }
     }
 

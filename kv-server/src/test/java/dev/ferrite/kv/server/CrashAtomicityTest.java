@@ -1,0 +1,150 @@
+package dev.ferrite.kv.server;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Server processes killed with SIGKILL at random instants inside the commands that change more
+ * than one thing at once, then restarted: every restart succeeds, every acknowledged write is
+ * there, and each command is found whole or not at all.
+ */
+class CrashAtomicityTest {
+
+    @TempDir
+    Path data;
+    /** Where the server processes write their logs: not in the data directory. */
+    @TempDir
+    Path logs;
+
+    /**
+     * The first writes to databases that do not exist yet make them; a kill during the making
+     * must leave the server able to start, with every other database whole.
+     */
+    @Test
+    void aKillWhileNewDatabasesAreMadeLeavesAServerThatStarts() throws Exception {
+        for (int round = 0; round < 6; round++) {
+            int port = freePort();
+            Process server = startServer(port);
+            List<String> acknowledged = new ArrayList<>();
+            try (RespClient c = connect(port, server)) {
+                if (round == 0) {
+                    c.call("SELECT", "0");
+                    assertEquals("OK", c.call("SET", "old", "kept")); // a database that exists before the kills
+                }
+                long killAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ThreadLocalRandom.current().nextInt(1500));
+                try {
+                    for (int i = 0; ; i++) {
+                        if (System.nanoTime() > killAt && server.isAlive()) {
+                            server.destroyForcibly();
+                        }
+                        int db = 1 + (round * 3 + i) % 15; // new databases, one after the other
+                        c.send("SELECT", Integer.toString(db));
+                        c.send("SET", "r" + round + ":" + i, "v");
+                        c.read();
+                        if ("OK".equals(c.read())) {
+                            acknowledged.add(db + "/r" + round + ":" + i);
+                        }
+                    }
+                } catch (IOException gone) {
+                    // the server is gone
+                }
+            }
+            assertTrue(server.waitFor(10, TimeUnit.SECONDS));
+            try (KvServer restarted = KvServer.builder().port(0).dataDirectory(data).start();
+                 RespClient c = new RespClient(restarted.port())) {
+                assertEquals("kept", c.call("GET", "old"), "round " + round);
+                for (String written : acknowledged) {
+                    String[] dbKey = written.split("/", 2);
+                    c.call("SELECT", dbKey[0]);
+                    assertEquals("v", c.call("GET", dbKey[1]), "round " + round + ": acknowledged " + written);
+                }
+                c.call("SELECT", "0");
+            }
+        }
+    }
+
+    /** FLUSHDB and FLUSHALL killed at random instants: each database is found whole or empty, never in between. */
+    @Test
+    void aKillDuringAFlushLeavesEachDatabaseWholeOrEmpty() throws Exception {
+        int keys = 30_000;
+        for (int round = 0; round < 8; round++) {
+            boolean all = round % 2 == 0;
+            int port = freePort();
+            Process server = startServer(port);
+            try (RespClient c = connect(port, server)) {
+                for (int db : new int[] {3, 4}) {
+                    c.call("SELECT", Integer.toString(db));
+                    for (int i = 0; i < keys; i++) {
+                        c.send("SET", "k" + i, "v" + i);
+                    }
+                    for (int i = 0; i < keys; i++) {
+                        assertEquals("OK", c.read());
+                    }
+                }
+                c.send(all ? "FLUSHALL" : "FLUSHDB"); // database 4 is selected
+                Thread.sleep(ThreadLocalRandom.current().nextInt(all ? 30 : 10));
+                server.destroyForcibly();
+            }
+            assertTrue(server.waitFor(10, TimeUnit.SECONDS));
+            try (KvServer restarted = KvServer.builder().port(0).dataDirectory(data).start();
+                 RespClient c = new RespClient(restarted.port())) {
+                long[] sizes = new long[2];
+                for (int k = 0; k < 2; k++) {
+                    c.call("SELECT", Integer.toString(3 + k));
+                    sizes[k] = (Long) c.call("DBSIZE");
+                    assertTrue(sizes[k] == 0 || sizes[k] == keys, "round " + round + ": database " + (3 + k)
+                            + " holds " + sizes[k] + " keys, neither all " + keys + " nor none");
+                }
+                if (all) {
+                    assertEquals(sizes[0], sizes[1], "round " + round + ": FLUSHALL dropped one database, not both");
+                } else {
+                    assertEquals(keys, sizes[0], "round " + round + ": FLUSHDB of database 4 left database 3 alone");
+                }
+                c.call("FLUSHALL"); // the next round starts empty
+            }
+        }
+    }
+
+    private Process startServer(int port) throws IOException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> cmd = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path")));
+        if (Runtime.version().feature() >= 24) {
+            cmd.add("--sun-misc-unsafe-memory-access=allow");
+        }
+        cmd.addAll(List.of(Main.class.getName(), "--port", Integer.toString(port), "--http-port", "-1",
+                "--data", data.toString()));
+        return new ProcessBuilder(cmd).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(logs.resolve("server.log").toFile())).start();
+    }
+
+    private static RespClient connect(int port, Process server) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try {
+                return new RespClient(port);
+            } catch (IOException e) {
+                if (!server.isAlive() || System.nanoTime() > deadline) {
+                    throw new AssertionError("the server did not start on port " + port, e);
+                }
+                Thread.sleep(50);
+            }
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+}
