@@ -6,10 +6,11 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.VoidChannelPromise;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.codec.redis.RedisMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -184,15 +185,24 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
         }
         if (pending.readableBytes() >= BATCH_BYTES) {
             ctx.write(handOver(), unobserved(ctx)); // a long pipeline: hand over what is ready, flush at the end of the read
-            ChannelOutboundBuffer out = ctx.channel().unsafe().outboundBuffer();
-            if (out != null && out.totalPendingWriteBytes() > maxOutputBytes) {
+            long unsent = unsentBytes(ctx.channel());
+            if (unsent > maxOutputBytes) {
                 server.stats.outputBufferClosed.increment();
                 LOG.warn("closing {}: {} bytes of replies unread, over the client output buffer limit of {}",
-                        ctx.channel().remoteAddress(), out.totalPendingWriteBytes(), maxOutputBytes);
+                        ctx.channel().remoteAddress(), unsent, maxOutputBytes);
                 closing = true;
                 ctx.close();
             }
         }
+    }
+
+    /**
+     * @return about how many bytes of replies wait in the channel, unsent: from its watermarks and
+     *         Netty's public counts (exact once it is past the high watermark, where the limit is)
+     */
+    static long unsentBytes(Channel ch) {
+        WriteBufferWaterMark marks = ch.config().getWriteBufferWaterMark();
+        return ch.isWritable() ? marks.high() - ch.bytesBeforeUnwritable() : marks.low() + ch.bytesBeforeWritable();
     }
 
     /**

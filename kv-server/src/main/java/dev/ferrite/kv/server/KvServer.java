@@ -2,6 +2,7 @@ package dev.ferrite.kv.server;
 
 import dev.ferrite.FerriteException;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
@@ -51,9 +52,11 @@ public final class KvServer implements AutoCloseable {
     /** Most bytes of HTTP headers (431 beyond). */
     static final int HTTP_MAX_HEADERS = 8192;
 
-    static {
-        NettySettings.apply();
-    }
+    /**
+     * Buffers for requests and replies, off the heap whatever Netty's default (heap when it may not
+     * use Unsafe): a client's unread replies and unfinished requests cost no heap.
+     */
+    private static final PooledByteBufAllocator REPLY_ALLOCATOR = new PooledByteBufAllocator(true);
 
     private final Databases databases;
     private final ExpiryReaper reaper;
@@ -90,7 +93,7 @@ public final class KvServer implements AutoCloseable {
         settings.put("appendfsync", b.fsync.configName());
         ServerContext server = new ServerContext(databases, b.fsync, b.password, settings);
         reaper = new ExpiryReaper(server);
-        periodicFsync = b.fsync == FsyncPolicy.EVERYSEC ? new PeriodicFsync(databases) : null;
+        periodicFsync = b.fsync == FsyncPolicy.EVERYSEC ? new PeriodicFsync(databases, b.lowPriorityFsync) : null;
         transport = Transport.pick();
         boss = transport.group(1, 0);
         busyPollMicros = b.busyPollMicros;
@@ -141,6 +144,7 @@ public final class KvServer implements AutoCloseable {
         int maxClients = b.maxClients;
         return new ServerBootstrap().group(boss, workers).channel(transport.serverChannel())
                 .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.ALLOCATOR, REPLY_ALLOCATOR)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 << 10, 1 << 20))
                 .childHandler(new ChannelInitializer<Channel>() {
                     @Override
@@ -246,11 +250,15 @@ public final class KvServer implements AutoCloseable {
         /** The longest {@link #busyPollMicros busy-poll window}: 10 ms. */
         public static final int MAX_BUSY_POLL_MICROS = 10_000;
         /**
-         * The default {@link #busyPollMicros busy-poll window}, 50 µs: the value Linux's
-         * documentation suggests for its own socket busy polling, and long enough to catch the
-         * next request of clients that send as fast as they can.
+         * The default {@link #busyPollMicros busy-poll window}: 0, off. An idle event loop sleeps
+         * at once, as Redis does, and the server uses no CPU between requests.
          */
-        public static final int DEFAULT_BUSY_POLL_MICROS = 50;
+        public static final int DEFAULT_BUSY_POLL_MICROS = 0;
+        /**
+         * A busy-poll window that suits clients that send as fast as they can: 50 µs, the value
+         * Linux's documentation suggests for its own socket busy polling.
+         */
+        public static final int SUGGESTED_BUSY_POLL_MICROS = 50;
 
         private String bind = "127.0.0.1";
         private int port = 6380;
@@ -265,6 +273,7 @@ public final class KvServer implements AutoCloseable {
         private long idleTimeoutSeconds;
         private long maxOutputBufferBytes = 512L << 20;
         private FsyncPolicy fsync = FsyncPolicy.EVERYSEC;
+        private boolean lowPriorityFsync;
         private Set<String> httpAllowedHosts = Set.of();
 
         private Builder() {
@@ -344,15 +353,15 @@ public final class KvServer implements AutoCloseable {
 
         /**
          * @param micros how long an event loop keeps polling for requests after it runs out of
-         *               work before it sleeps, 0 (off: it sleeps at once, as Redis does) to
-         *               {@value #MAX_BUSY_POLL_MICROS} µs; default {@value #DEFAULT_BUSY_POLL_MICROS}.
-         *               Polling spares clients the wake-up of a sleeping server, which on the bench
-         *               machine (2 virtual cores, server and {@code redis-benchmark -t get} pinned to
-         *               one each) decided the throughput: 1 client 28.5-29.6k requests/s with polling
-         *               against 15.3k without (Redis 16.9k), 4 clients 165k against 60k (Redis 58k),
-         *               50 clients 2-9% more in side-by-side rounds. It costs CPU only where
-         *               requests follow each other within the window (the loop's core then stays
-         *               busy), as polls that find nothing back off; see {@link BusyPoll}.
+         *               work before it sleeps, 0 (off, the default: it sleeps at once, as Redis
+         *               does) to {@value #MAX_BUSY_POLL_MICROS} µs; {@value #SUGGESTED_BUSY_POLL_MICROS}
+         *               suits clients that send as fast as they can. Polling spares clients the
+         *               wake-up of a sleeping server, at the cost of a busy core while requests
+         *               follow each other within the window (polls that find nothing back off; see
+         *               {@link BusyPoll}). On the bench machine (2 virtual cores, server and
+         *               {@code redis-benchmark -t get} pinned to one each): 1 client 28.5-29.6k
+         *               requests/s with 50 µs against 15.3k without (Redis 16.9k), 4 clients 165k
+         *               against 60k (Redis 58k).
          */
         public Builder busyPollMicros(int micros) {
             if (micros < 0 || micros > MAX_BUSY_POLL_MICROS) {
@@ -424,6 +433,17 @@ public final class KvServer implements AutoCloseable {
          */
         public Builder fsync(FsyncPolicy policy) {
             this.fsync = java.util.Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /**
+         * @param lowest whether the {@link FsyncPolicy#EVERYSEC} thread lowers its own CPU priority
+         *               to the lowest (Linux: {@code renice}, a child process, run once), so that its
+         *               writes-back take the time the event loops leave; default false (a library
+         *               starts no process unless asked), the runnable server's default true
+         */
+        public Builder lowPriorityFsync(boolean lowest) {
+            this.lowPriorityFsync = lowest;
             return this;
         }
 

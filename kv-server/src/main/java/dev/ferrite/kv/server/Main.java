@@ -22,6 +22,7 @@ public final class Main {
      * @throws InterruptedException if interrupted while serving
      */
     public static void main(String[] args) throws InterruptedException {
+        NettySettings.apply();
         quietLeakDetection();
         KvServer server;
         try {

@@ -3,7 +3,8 @@ package dev.ferrite.kv.server;
 import java.lang.management.ManagementFactory;
 
 /**
- * Netty settings the server applies before Netty's first use. On JDK 24+ Netty 4.1's use of
+ * Netty settings the runnable server ({@link Main}) applies to its own process before Netty's first
+ * use; an embedded {@link KvServer} changes nothing in its host's JVM. On JDK 24+ Netty 4.1's use of
  * {@code sun.misc.Unsafe} makes the JVM print deprecation warnings unless it runs with
  * {@code --sun-misc-unsafe-memory-access=allow}; without that flag the server tells Netty not to use
  * Unsafe ({@code io.netty.noUnsafe=true}), which it supports fully. A setting the user made wins.

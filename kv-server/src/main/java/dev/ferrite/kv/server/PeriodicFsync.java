@@ -9,7 +9,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@link FsyncPolicy#EVERYSEC}: forces every open database's pool to disk once a second, on one
- * daemon thread at the lowest CPU priority ({@link ThreadNice}), so a power loss costs about a
+ * daemon thread (at the lowest CPU priority if asked, {@link ThreadNice}), so a power loss costs about a
  * second of acknowledged writes (a second and a half when the event loops keep the cores busy).
  */
 final class PeriodicFsync implements AutoCloseable {
@@ -19,14 +19,17 @@ final class PeriodicFsync implements AutoCloseable {
     private final Databases databases;
     private final ScheduledExecutorService timer = DaemonTimer.create("ferrite-fsync");
 
-    PeriodicFsync(Databases databases) {
+    /** @param lowPriority whether the thread lowers its CPU priority first ({@link ThreadNice}) */
+    PeriodicFsync(Databases databases, boolean lowPriority) {
         this.databases = databases;
         // An msync writes back, in the calling thread, every page written since the last one:
         // under random writes hundreds of megabytes a second, and at normal priority the scheduler
         // shares the core half and half with an event loop while it runs (the unpipelined INCR
         // p99 rose with it).
         // At the lowest priority it runs where they leave time, a little later under full load.
-        timer.execute(ThreadNice::lowerCurrentThread);
+        if (lowPriority) {
+            timer.execute(ThreadNice::lowerCurrentThread);
+        }
         timer.scheduleWithFixedDelay(this::forceAll, 1, 1, TimeUnit.SECONDS);
     }
 

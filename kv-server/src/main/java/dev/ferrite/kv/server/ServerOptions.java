@@ -63,7 +63,7 @@ final class ServerOptions {
         }
         settings.putAll(flags);
         settings.remove("config");
-        KvServer.Builder b = KvServer.builder().httpPort(DEFAULT_HTTP_PORT);
+        KvServer.Builder b = KvServer.builder().httpPort(DEFAULT_HTTP_PORT).lowPriorityFsync(true);
         ServerLimits d = ServerLimits.DEFAULTS;
         int bulk = d.maxBulkBytes();
         int arguments = d.maxArguments();
