@@ -16,6 +16,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -45,6 +46,12 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
     private final long maxOutputBytes;
     /** Replies encoded since the last flush, or null. */
     private ByteBuf pending;
+    /**
+     * Requests read but not run because the client left over the high watermark of replies unread
+     * (it does not read): they run, in order, once it has read enough; meanwhile nothing more is
+     * read from it, so it costs the other clients at most a watermark of replies and one read.
+     */
+    private ArrayDeque<byte[][]> backlog;
     /** Commands waiting, in order, for a database being created off the event loop. */
     private final DatabaseWait<byte[][]> waiting = new DatabaseWait<>();
     /**
@@ -147,10 +154,25 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
         }
     }
 
-    /** Runs one request and encodes its reply, or queues it behind a command waiting for its database. */
+    /**
+     * Runs one request and encodes its reply, or queues it: behind a command waiting for its
+     * database, or while the client leaves more replies unread than the channel's high watermark
+     * ({@link #backlog}).
+     */
     private void run(ChannelHandlerContext ctx, byte[][] args) {
         if (waiting.holds()) {
             waiting.add(args); // behind a command that waits for its database: keep the order
+            return;
+        }
+        if (backlog != null) {
+            backlog.add(args);
+            return;
+        }
+        if (!ctx.channel().isWritable() && ctx.channel().isActive() && !closing && !session.quit) {
+            // The client does not read: run nothing more for it until it does, read nothing more.
+            backlog = new ArrayDeque<>();
+            backlog.add(args);
+            ctx.channel().config().setAutoRead(false);
             return;
         }
         if (session.quit || closing) {
@@ -232,7 +254,38 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
         waiting.onWritabilityChanged(ctx);
+        if (backlog != null) {
+            ctx.channel().config().setAutoRead(false);
+            if (ctx.channel().isWritable()) {
+                runBacklog(ctx);
+            }
+        }
         super.channelWritabilityChanged(ctx);
+    }
+
+    /**
+     * Runs the requests held while the client did not read, in order, until it falls behind again;
+     * once all ran, reading resumes.
+     */
+    private void runBacklog(ChannelHandlerContext ctx) {
+        ArrayDeque<byte[][]> held = backlog;
+        backlog = null;
+        try {
+            while (!held.isEmpty()) {
+                run(ctx, held.poll());
+                if (backlog != null) { // behind again: the rest waits after the one just held
+                    backlog.addAll(held);
+                    break;
+                }
+            }
+            flushReplies(ctx);
+        } catch (RuntimeException e) {
+            exceptionCaught(ctx, e);
+            return;
+        }
+        if (backlog == null && !waiting.holds()) {
+            ctx.channel().config().setAutoRead(ctx.channel().isWritable());
+        }
     }
 
     /** The context to flush once the event loop's pass is over ({@link PassFlush}), or null if none is due. */
@@ -265,10 +318,18 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
         }
     }
 
-    /** Requests read before the peer closed still run (their replies go nowhere), as when each ran as it was read. */
+    /**
+     * Requests read before the peer closed still run (their replies go nowhere), as when each ran
+     * as it was read: those held for a client that did not read first, then those of this pass.
+     */
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         try {
+            if (backlog != null) {
+                ArrayDeque<byte[][]> held = backlog;
+                backlog = null;
+                held.forEach(args -> run(ctx, args));
+            }
             runDeferred(ctx);
         } catch (RuntimeException e) {
             LOG.warn("a request of closed connection {} failed", ctx.channel().remoteAddress(), e);

@@ -3,6 +3,7 @@ package dev.ferrite.kv.server;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -10,6 +11,7 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,6 +29,8 @@ import java.util.List;
  *       {@code Content-Length} and {@code Transfer-Encoding} arrives here already failed by
  *       {@link StrictHttpRequestDecoder} and is answered 400 by {@link HttpApi}.</li>
  * </ul>
+ * The body's bytes count against all clients' unfinished requests ({@link RequestMemory}) until the
+ * request is handled; a body that does not fit closes the connection.
  * Each refusal is a JSON error naming the header, sent with {@code Connection: close}; the
  * connection is then closed ({@link LingeringClose}) and nothing more it sends is read. One instance per connection, on
  * its event loop.
@@ -37,12 +41,16 @@ final class HttpGuard extends ChannelInboundHandlerAdapter {
 
     private final HostPolicy hosts;
     private final ServerStats stats;
+    private final RequestMemory memory;
+    /** Bytes of the body being received, as counted in {@link #memory}. */
+    private long held;
     /** Set once a request was refused: everything after it is dropped until the connection closes. */
     private boolean refused;
 
-    HttpGuard(HostPolicy hosts, ServerStats stats) {
+    HttpGuard(HostPolicy hosts, ServerStats stats, RequestMemory memory) {
         this.hosts = hosts;
         this.stats = stats;
+        this.memory = memory;
     }
 
     @Override
@@ -65,7 +73,28 @@ final class HttpGuard extends ChannelInboundHandlerAdapter {
                 return;
             }
         }
+        if (msg instanceof HttpContent content) {
+            long grown = held + content.content().readableBytes();
+            if (!memory.change(held, grown)) {
+                refused = true;
+                ReferenceCountUtil.release(msg);
+                memory.evicted(ctx.channel().remoteAddress(), grown);
+                ctx.close();
+                return;
+            }
+            held = grown;
+        }
         ctx.fireChannelRead(msg);
+        if (msg instanceof LastHttpContent) {
+            memory.change(held, 0); // the request was gathered and handled: its body is given back
+            held = 0;
+        }
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        memory.change(held, 0);
+        held = 0;
     }
 
     /** @return the refusal of a request, or null if it may go on */

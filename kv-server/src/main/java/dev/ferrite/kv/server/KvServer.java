@@ -101,18 +101,20 @@ public final class KvServer implements AutoCloseable {
         databases.retireAfter(task -> afterEveryLoop(workers, task));
         ServerLimits limits = b.limits;
         long maxOutput = b.maxOutputBufferBytes;
+        RequestMemory requestMemory = new RequestMemory(limits.maxClientsRequestBytes(), server.stats);
+        server.requestMemory = requestMemory;
         Channel resp = null;
         Channel http = null;
         try {
             resp = listen(address, b.port, b, server, () -> {
                 CommandHandler commands = new CommandHandler(server, maxOutput);
                 return new ChannelHandler[] {
-                    new RespRequestDecoder(limits, commands::unauthenticated), commands};
+                    new RespRequestDecoder(limits, commands::unauthenticated, requestMemory), commands};
             });
             HostPolicy hosts = new HostPolicy(address, b.httpAllowedHosts);
             http = b.httpPort < 0 ? null : listen(address, b.httpPort, b, server, () -> new ChannelHandler[] {
                 new StrictHttpRequestDecoder(HTTP_MAX_LINE, HTTP_MAX_HEADERS, 8192), new HttpResponseEncoder(),
-                new HttpGuard(hosts, server.stats), new ClosingHttpAggregator(limits.maxBulkBytes(), server.stats),
+                new HttpGuard(hosts, server.stats, requestMemory), new ClosingHttpAggregator(limits.maxBulkBytes(), server.stats),
                 new HttpApi(server)});
         } catch (Exception e) { // Netty rethrows the bind's IOException unchecked (epoll: NativeIoException)
             if (resp != null) {

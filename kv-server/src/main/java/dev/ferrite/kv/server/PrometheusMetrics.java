@@ -50,6 +50,12 @@ final class PrometheusMetrics {
         counter(b, "ferrite_rejected_connections_total", "Connections refused over maxclients.", st.rejectedConnections.sum());
         counter(b, "ferrite_protocol_errors_total", "Connections closed for a malformed or oversized request.",
                 st.protocolErrors.sum());
+        counter(b, "ferrite_evicted_clients_total",
+                "Connections closed because their unfinished request did not fit maxmemory-clients.",
+                st.evictedClients.sum());
+        RequestMemory requests = server.requestMemory;
+        gauge(b, "ferrite_clients_request_bytes", "Bytes all clients' unfinished requests hold.",
+                requests == null ? 0 : requests.held());
         counter(b, "ferrite_cross_protocol_closed_total",
                 "Connections closed for sending an HTTP request (POST or Host:) to the RESP port.",
                 st.crossProtocolClosed.sum());

@@ -25,8 +25,12 @@ import java.util.function.BooleanSupplier;
  * takes effect before the next request is read.
  *
  * <p>A declared length is checked against its limit before a byte of the data is waited for, so a
- * client announcing 2 GiB is refused at once and memory stays bounded. Not thread-safe: one per
- * channel.
+ * client announcing 2 GiB is refused at once and memory stays bounded. A bulk string of
+ * {@value #STREAM_MIN_BYTES} bytes or more is copied into its argument as its bytes arrive, so it is
+ * held once, not in the read buffer and again in the argument; what a connection's unfinished
+ * request holds counts against all clients' limit ({@link RequestMemory}), checked before an
+ * argument is allocated: a request that does not fit closes its connection. Not thread-safe: one
+ * per channel.
  */
 final class RespRequestDecoder extends ByteToMessageDecoder {
 
@@ -42,8 +46,18 @@ final class RespRequestDecoder extends ByteToMessageDecoder {
     /** Stops at the LF that ends an inline line, or at a NUL. */
     private static final ByteProcessor FIND_LF_OR_NUL = b -> b != '\n' && b != 0;
 
+    /** Bulk strings this long or longer are copied into their argument as they arrive. */
+    static final int STREAM_MIN_BYTES = 16 << 10;
+
     private final ServerLimits limits;
     private final BooleanSupplier unauthenticated;
+    /** All clients' unfinished requests, or null for no bound. */
+    private final RequestMemory memory;
+    /** Bytes this connection's unfinished request holds, as counted in {@link #memory}. */
+    private long held;
+    /** A long bulk string being filled as its bytes arrive, or null. */
+    private byte[] partial;
+    private int partialFilled;
     /** Arguments of the array being read (grown as they arrive, not to the declared count at once). */
     private byte[][] args;
     private int argsRead;
@@ -53,7 +67,7 @@ final class RespRequestDecoder extends ByteToMessageDecoder {
 
     /** @param limits the bounds requests must keep; the connection needs no login */
     RespRequestDecoder(ServerLimits limits) {
-        this(limits, () -> false);
+        this(limits, () -> false, null);
     }
 
     /**
@@ -61,8 +75,58 @@ final class RespRequestDecoder extends ByteToMessageDecoder {
      * @param unauthenticated whether the connection must still log in before its commands run
      */
     RespRequestDecoder(ServerLimits limits, BooleanSupplier unauthenticated) {
+        this(limits, unauthenticated, null);
+    }
+
+    /**
+     * @param limits          the bounds requests must keep
+     * @param unauthenticated whether the connection must still log in before its commands run
+     * @param memory          all clients' unfinished requests, or null for no bound
+     */
+    RespRequestDecoder(ServerLimits limits, BooleanSupplier unauthenticated, RequestMemory memory) {
         this.limits = limits;
         this.unauthenticated = unauthenticated;
+        this.memory = memory;
+    }
+
+    /** Thrown where a request's memory does not fit the clients' limit. */
+    private static final class Evicted extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        final long wanted;
+
+        Evicted(long wanted) {
+            super(null, null, false, false);
+            this.wanted = wanted;
+        }
+    }
+
+    /**
+     * Counts what the unfinished request holds now.
+     *
+     * @throws Evicted if it does not fit
+     */
+    private void hold(long bytes) {
+        if (memory != null && bytes != held) {
+            if (!memory.change(held, bytes)) {
+                throw new Evicted(bytes);
+            }
+            held = bytes;
+        }
+    }
+
+    /** @return what the unfinished request holds: its arguments so far, a long one being filled, unread bytes */
+    private long holding(ByteBuf in) {
+        return (args != null ? requestBytes : 0) + (partial != null ? partial.length : 0) + in.readableBytes();
+    }
+
+    @Override
+    protected void handlerRemoved0(ChannelHandlerContext ctx) {
+        if (memory != null) {
+            memory.change(held, 0);
+        }
+        held = 0;
+        partial = null;
+        args = null;
     }
 
     @Override
@@ -73,12 +137,27 @@ final class RespRequestDecoder extends ByteToMessageDecoder {
         }
         try {
             decodeRequests(in, out);
+            hold(holding(in));
         } catch (RespProtocolException e) {
-            failed = true;
-            args = null;
-            in.skipBytes(in.readableBytes());
+            dropAll(in);
             throw e;
+        } catch (Evicted e) {
+            dropAll(in);
+            memory.evicted(ctx.channel().remoteAddress(), e.wanted);
+            ctx.close();
         }
+    }
+
+    /** Reads nothing more: the connection is being closed. */
+    private void dropAll(ByteBuf in) {
+        failed = true;
+        args = null;
+        partial = null;
+        in.skipBytes(in.readableBytes());
+        if (memory != null) {
+            memory.change(held, 0);
+        }
+        held = 0;
     }
 
     private void decodeRequests(ByteBuf in, List<Object> out) {
@@ -143,6 +222,9 @@ final class RespRequestDecoder extends ByteToMessageDecoder {
 
     /** @return one bulk string's bytes, or null if more bytes are needed (nothing consumed then) */
     private byte[] readBulk(ByteBuf in) {
+        if (partial != null) {
+            return fillPartial(in);
+        }
         if (!in.isReadable()) {
             return null;
         }
@@ -165,12 +247,34 @@ final class RespRequestDecoder extends ByteToMessageDecoder {
         }
         int dataStart = cr + 2;
         if (in.writerIndex() - dataStart < length + 2) {
-            return null;
+            if (length < STREAM_MIN_BYTES) {
+                return null;
+            }
+            // A long one: hold it once, in its argument, filled as its bytes arrive.
+            hold(requestBytes + length + in.writerIndex() - dataStart);
+            in.readerIndex(dataStart);
+            partial = new byte[(int) length];
+            partialFilled = 0;
+            return fillPartial(in);
         }
         byte[] data = new byte[(int) length];
         in.getBytes(dataStart, data);
         in.readerIndex(dataStart + (int) length + 2); // the two bytes after the data are not looked at
         return data;
+    }
+
+    /** @return the long bulk string being filled, once it and the two bytes after it are in, else null */
+    private byte[] fillPartial(ByteBuf in) {
+        int n = Math.min(in.readableBytes(), partial.length - partialFilled);
+        in.readBytes(partial, partialFilled, n);
+        partialFilled += n;
+        if (partialFilled < partial.length || in.readableBytes() < 2) {
+            return null;
+        }
+        in.skipBytes(2); // the two bytes after the data are not looked at
+        byte[] done = partial;
+        partial = null;
+        return done;
     }
 
     /** @return an inline request's arguments, or null if its line is not complete */

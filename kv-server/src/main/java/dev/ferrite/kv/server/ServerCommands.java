@@ -151,6 +151,9 @@ final class ServerCommands {
             line(b, "used_memory_offheap_reserved", reserved); // their segments, including untouched room to grow
             line(b, "used_memory_heap", heap);
             line(b, "used_memory_rss", residentBytes());
+            RequestMemory requests = c.requestMemory;
+            line(b, "mem_clients_requests", requests == null ? 0 : requests.held()); // unfinished requests' bytes
+            line(b, "maxmemory_clients", requests == null ? 0 : requests.limit());
             line(b, "maxmemory", 0);
             line(b, "maxmemory_policy", "noeviction");
         }
@@ -166,6 +169,7 @@ final class ServerCommands {
             line(b, "total_net_input_bytes", st.bytesIn.sum());
             line(b, "total_net_output_bytes", st.bytesOut.sum());
             line(b, "rejected_connections", st.rejectedConnections.sum());
+            line(b, "evicted_clients", st.evictedClients.sum());
             line(b, "expired_keys", st.expiredKeys.sum());
             line(b, "keyspace_hits", st.keyspaceHits.sum());
             line(b, "keyspace_misses", st.keyspaceMisses.sum());

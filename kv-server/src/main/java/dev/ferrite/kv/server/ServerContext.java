@@ -28,6 +28,8 @@ final class ServerContext {
     final AtomicLong expiryWrites = new AtomicLong();
     /** The expiring keys of each database, as the expiry reaper last counted them (INFO keyspace). */
     final ExpiryCensus expiryCensus = new ExpiryCensus();
+    /** All clients' unfinished requests (INFO's {@code mem_clients_requests}); set once at start. */
+    volatile RequestMemory requestMemory;
     private final byte[] password;
     /** Settings as CONFIG GET names them, in order. */
     private final Map<String, String> settings;

@@ -15,7 +15,7 @@ import java.util.Map;
  * ({@code --config FILE}: one {@code name value} per line, {@code #} comments, as redis.conf),
  * with the same names in both; a flag overrides the file. Names: port, http-port, bind, data,
  * backend, requirepass, fsync, maxclients, timeout, threads, busy-poll, max-output-buffer,
- * proto-max-bulk-len, max-arguments, max-inline, max-request, http-allowed-hosts (comma-separated). Not
+ * proto-max-bulk-len, max-arguments, max-inline, max-request, maxmemory-clients, http-allowed-hosts (comma-separated). Not
  * thread-safe.
  */
 final class ServerOptions {
@@ -23,7 +23,7 @@ final class ServerOptions {
     /** Every setting name, in the order the usage lists them. */
     static final List<String> NAMES = List.of("port", "http-port", "bind", "data", "backend", "requirepass", "fsync",
             "maxclients", "timeout", "threads", "busy-poll", "max-output-buffer", "proto-max-bulk-len",
-            "max-arguments", "max-inline", "max-request", "http-allowed-hosts", "config");
+            "max-arguments", "max-inline", "max-request", "maxmemory-clients", "http-allowed-hosts", "config");
 
     /** The defaults of the runnable server: RESP on 6380, HTTP on 8080, data in ./ferrite-data. */
     static final int DEFAULT_HTTP_PORT = 8080;
@@ -69,6 +69,7 @@ final class ServerOptions {
         int arguments = d.maxArguments();
         int inline = d.maxInlineBytes();
         long request = d.maxRequestBytes();
+        long clients = d.maxClientsRequestBytes();
         for (Map.Entry<String, String> e : settings.entrySet()) {
             String v = e.getValue();
             switch (e.getKey()) {
@@ -88,11 +89,12 @@ final class ServerOptions {
                 case "max-arguments" -> arguments = toInt(e.getKey(), v);
                 case "max-inline" -> inline = toInt(e.getKey(), v);
                 case "max-request" -> request = toLong(e.getKey(), v);
+                case "maxmemory-clients" -> clients = toLong(e.getKey(), v);
                 case "http-allowed-hosts" -> b.httpAllowedHosts(v.isBlank() ? List.of() : List.of(v.split("\\s*,\\s*")));
                 default -> throw new FerriteException("unknown setting " + e.getKey());
             }
         }
-        return b.limits(new ServerLimits(bulk, arguments, inline, request));
+        return b.limits(new ServerLimits(bulk, arguments, inline, request, clients));
     }
 
     /** Reads a redis.conf-style file: {@code name value} lines; blank lines and # comments ignored. */

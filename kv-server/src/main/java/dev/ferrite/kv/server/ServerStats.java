@@ -23,6 +23,8 @@ final class ServerStats {
     final LongAdder outputBufferClosed = new LongAdder();
     /** Connections closed for speaking HTTP on the RESP port ({@code POST}, {@code Host:}). */
     final LongAdder crossProtocolClosed = new LongAdder();
+    /** Connections closed because their unfinished request did not fit the clients' memory limit. */
+    final LongAdder evictedClients = new LongAdder();
     /** Requests closed with a protocol error. */
     final LongAdder protocolErrors = new LongAdder();
     /** Commands run, all kinds. */
