@@ -60,7 +60,8 @@ final class CommandTable {
 
     /** Commands that name no key. */
     private static final Set<String> KEYLESS = Set.of("ping", "echo", "quit", "select", "auth", "hello", "client",
-            "post", "host:", "keys", "scan", "randomkey", "time", "dbsize", "flushdb", "flushall", "command", "config", "info");
+            "post", "host:", "keys", "scan", "randomkey", "time", "dbsize", "flushdb", "flushall", "command", "config", "info",
+            "function");
     /** Commands with other keys than their first argument; the rest have {@link Keys#FIRST}. */
     private static final Map<String, Keys> MORE_KEYS = Map.of(
             "del", new Keys(1, -1, 1), "unlink", new Keys(1, -1, 1), "exists", new Keys(1, -1, 1),
@@ -104,6 +105,7 @@ final class CommandTable {
                         KEYLESS.contains(name) ? null : MORE_KEYS.getOrDefault(name, Keys.FIRST), body));
         ConnectionCommands.register(r);
         ServerCommands.register(r);
+        ConfigCommands.register(r);
         StringCommands.register(r);
         ExpiryCommands.register(r);
         KeyCommands.register(r);

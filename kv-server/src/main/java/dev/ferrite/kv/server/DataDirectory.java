@@ -14,11 +14,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
@@ -29,27 +27,33 @@ import java.util.Map;
  * The server's data directory and the file moves that make its changes all-or-nothing across a
  * crash. Its files:
  * <ul>
- *   <li>{@code db<n>.ferrite}: database n, a map file; present only once fully made;</li>
+ *   <li>{@code databases}: the manifest, one line per database that exists, {@code <index> <file>};
+ *       replaced whole by an atomic rename, so every change of which file is which database
+ *       (a new database, FLUSHDB, FLUSHALL, SWAPDB) is one step;</li>
+ *   <li>{@code map-<n>.ferrite} (and {@code db<n>.ferrite}, from servers before the manifest): a
+ *       database's map file, named in the manifest; one the manifest does not name is a leftover
+ *       of a crash and deleted at start;</li>
  *   <li>{@code spare.ferrite}: an empty map, fully made, that the next new database becomes;</li>
- *   <li>{@code *.ferrite.new}: a map being made; a leftover of a crash, deleted at start;</li>
- *   <li>{@code flush.intent}: the files a {@code FLUSHALL} drops (name and file identity, one per
- *       line); at start, a leftover one is carried out and deleted;</li>
+ *   <li>{@code *.new}: a file being made; a leftover of a crash, deleted at start;</li>
  *   <li>{@code ferrite.lock}: locked while a server uses the directory, holding its pid.</li>
  * </ul>
- * A file appears under its final name by an atomic rename, and every rename and deletion is made
- * durable by forcing the directory, so that after a crash each file is either whole or absent.
- * Files and the directory are made readable by the owner only. Thread-safe but for {@link #lock}
- * and {@link #close}, called once each.
+ * Every rename and deletion is made durable by forcing the directory. Files and the directory are
+ * made readable by the owner only. Thread-safe but for {@link #lock}, {@link #recover} and
+ * {@link #close}, called once each; {@link #writeManifest} callers serialize themselves.
  */
 final class DataDirectory implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(DataDirectory.class);
     static final String SUFFIX = ".ferrite";
     static final String IN_PROGRESS = ".new";
-    private static final String INTENT = "flush.intent";
+    private static final String MANIFEST = "databases";
     private static final String LOCK = "ferrite.lock";
+    private static final java.util.regex.Pattern LEGACY = java.util.regex.Pattern.compile("db([0-9]{1,2})\\.ferrite");
+    private static final java.util.regex.Pattern NUMBERED = java.util.regex.Pattern.compile("map-([0-9]{1,18})\\.ferrite");
 
     private final Path dir;
+    /** The number of the next database file. */
+    private final java.util.concurrent.atomic.AtomicLong nextFile = new java.util.concurrent.atomic.AtomicLong(1);
     private FileChannel lockChannel;
     private FileLock lock;
 
@@ -71,9 +75,14 @@ final class DataDirectory implements AutoCloseable {
         return dir;
     }
 
-    /** @return database {@code n}'s file */
-    Path database(int n) {
-        return dir.resolve("db" + n + SUFFIX);
+    /** @return the file a database with that name (from the manifest) lives in */
+    Path file(String name) {
+        return dir.resolve(name);
+    }
+
+    /** @return a name no database file has had in this directory yet, for a new database */
+    String newDatabaseName() {
+        return "map-" + nextFile.getAndIncrement() + SUFFIX;
     }
 
     /** @return the spare map's file */
@@ -117,36 +126,83 @@ final class DataDirectory implements AutoCloseable {
     }
 
     /**
-     * Finishes or undoes what a crash interrupted: carries out a leftover {@code FLUSHALL} intent
-     * and deletes maps whose making never finished (they hold no acknowledged write).
+     * Reads the manifest and deletes what a crash left: files being made, and database files the
+     * manifest does not name (made but never added, or dropped but not yet deleted: they hold no
+     * acknowledged write). A directory of a server from before the manifest has its
+     * {@code db<n>.ferrite} files adopted into a new manifest.
+     *
+     * @return the database file names by index
      */
-    void recover() {
-        Path intent = dir.resolve(INTENT);
+    Map<Integer, String> recover() {
+        Path manifest = dir.resolve(MANIFEST);
         try {
-            if (Files.exists(intent)) {
-                for (String line : Files.readAllLines(intent, StandardCharsets.UTF_8)) {
-                    int space = line.indexOf(' ');
-                    if (space > 0) {
-                        Path file = dir.resolve(line.substring(0, space));
-                        if (identity(file).equals(line.substring(space + 1))) {
-                            Files.delete(file);
-                            LOG.info("finished an interrupted FLUSHALL: deleted {}", file);
+            Map<Integer, String> databases = new java.util.TreeMap<>();
+            if (Files.exists(manifest)) {
+                List<String> lines = Files.readAllLines(manifest, StandardCharsets.UTF_8);
+                for (int n = 0; n < lines.size(); n++) {
+                    String[] f = lines.get(n).strip().split(" ");
+                    if (f.length != 2 || !f[0].matches("[0-9]{1,2}") || !(NUMBERED.matcher(f[1]).matches()
+                            || LEGACY.matcher(f[1]).matches()) || databases.put(Integer.parseInt(f[0]), f[1]) != null) {
+                        throw new dev.ferrite.CorruptFileException("line " + (n + 1) + " of " + manifest + " is '"
+                                + lines.get(n) + "', not '<database index> <file name>' once per index");
+                    }
+                }
+            } else {
+                try (DirectoryStream<Path> legacy = Files.newDirectoryStream(dir, "db*" + SUFFIX)) {
+                    for (Path p : legacy) {
+                        java.util.regex.Matcher m = LEGACY.matcher(p.getFileName().toString());
+                        if (m.matches()) {
+                            databases.put(Integer.parseInt(m.group(1)), p.getFileName().toString());
                         }
                     }
                 }
-                Files.delete(intent);
-                sync();
+                writeManifest(databases);
             }
-            try (DirectoryStream<Path> leftovers = Files.newDirectoryStream(dir, "*" + IN_PROGRESS)) {
-                for (Path p : leftovers) {
-                    Files.delete(p);
-                    LOG.info("deleted {}: its making was interrupted, it held nothing", p);
+            try (DirectoryStream<Path> all = Files.newDirectoryStream(dir)) {
+                for (Path p : all) {
+                    String name = p.getFileName().toString();
+                    java.util.regex.Matcher numbered = NUMBERED.matcher(name);
+                    if (numbered.matches()) {
+                        nextFile.accumulateAndGet(Long.parseLong(numbered.group(1)) + 1, Math::max);
+                    }
+                    boolean orphan = (numbered.matches() || LEGACY.matcher(name).matches())
+                            && !databases.containsValue(name);
+                    if (orphan || name.endsWith(IN_PROGRESS)) {
+                        Files.delete(p);
+                        LOG.info("deleted {}: a crash left it {}, it held no acknowledged write", p,
+                                orphan ? "outside the databases" : "unfinished");
+                    }
                 }
             }
             sync();
+            return databases;
         } catch (IOException e) {
             throw new FerriteException("cannot recover the data directory " + dir + ": " + e, e);
         }
+    }
+
+    /**
+     * Replaces the manifest in one step: written whole under a temporary name, forced, renamed.
+     *
+     * @param databases the database file names by index
+     */
+    void writeManifest(Map<Integer, String> databases) {
+        Path manifest = dir.resolve(MANIFEST);
+        Path writing = inProgress(manifest);
+        StringBuilder b = new StringBuilder();
+        new java.util.TreeMap<>(databases).forEach((index, name) -> b.append(index).append(' ').append(name).append('\n'));
+        try {
+            try (FileChannel ch = FileChannel.open(writing, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                    StandardOpenOption.WRITE)) {
+                ch.write(ByteBuffer.wrap(b.toString().getBytes(StandardCharsets.UTF_8)));
+                ch.force(true);
+            }
+            ownerOnly(writing, "rw-------");
+            Files.move(writing, manifest, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new FerriteException("cannot write the manifest " + manifest + ": " + e, e);
+        }
+        sync();
     }
 
     /** Makes a new map file owner-only, then gives it its final name, durably. */
@@ -162,7 +218,7 @@ final class DataDirectory implements AutoCloseable {
         sync();
     }
 
-    /** Deletes a database's file durably; the data is gone once this returns. */
+    /** Deletes a file that no database uses any more, durably. */
     void drop(Path file) {
         try {
             Files.deleteIfExists(file);
@@ -170,49 +226,6 @@ final class DataDirectory implements AutoCloseable {
             throw new FerriteException("cannot delete " + file + ": " + e, e);
         }
         sync();
-    }
-
-    /**
-     * Drops several files as one step across a crash: the list is written first (by an atomic
-     * rename, forced), then the files deleted, then the list; a start after a crash in between
-     * deletes what the list names and still has the listed identity (a file made since is kept).
-     *
-     * @param files the files, each with its {@link #identity}
-     */
-    void dropAll(Map<Path, String> files) {
-        Path intent = dir.resolve(INTENT);
-        Path writing = inProgress(intent);
-        try {
-            StringBuilder b = new StringBuilder();
-            files.forEach((file, id) -> b.append(file.getFileName()).append(' ').append(id).append('\n'));
-            try (FileChannel ch = FileChannel.open(writing, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-                    StandardOpenOption.WRITE)) {
-                ch.write(ByteBuffer.wrap(b.toString().getBytes(StandardCharsets.UTF_8)));
-                ch.force(true);
-            }
-            Files.move(writing, intent, StandardCopyOption.ATOMIC_MOVE);
-            sync();
-            for (Path file : files.keySet()) {
-                Files.deleteIfExists(file);
-            }
-            sync();
-            Files.delete(intent);
-            sync(); // before a deleted file's inode can be reused by a new database
-        } catch (IOException e) {
-            throw new FerriteException("cannot flush the databases in " + dir + ": " + e, e);
-        }
-    }
-
-    /** @return the file's identity (device and inode where the system has them), or "" if it is gone */
-    static String identity(Path file) {
-        try {
-            Object key = Files.readAttributes(file, BasicFileAttributes.class).fileKey();
-            return key == null ? file.getFileName() + "@" + Files.getLastModifiedTime(file).toMillis() : key.toString();
-        } catch (NoSuchFileException e) {
-            return "";
-        } catch (IOException e) {
-            throw new FerriteException("cannot read the attributes of " + file + ": " + e, e);
-        }
     }
 
     /** @return the names of the directory's files, for tests and messages */

@@ -25,15 +25,15 @@ import java.util.function.Consumer;
 
 /**
  * The server's 16 databases ({@code SELECT 0} to {@code 15}): database {@code n} is a file-backed
- * {@link FerriteMap} of raw keys to {@link ValueLayout stored values} in {@code <data>/db<n>.ferrite}
- * ({@link DataDirectory}), opened at start if its file exists, made the first time a client writes
- * to it, and closed with the server. Reads go through {@link #ifOpen}: a database never written is
+ * {@link FerriteMap} of raw keys to {@link ValueLayout stored values}, in the file the data
+ * directory's manifest names for it ({@link DataDirectory}), opened at start if it exists, made the
+ * first time a client writes to it, and closed with the server. Reads go through {@link #ifOpen}: a database never written is
  * empty and reading it makes no file, as in Redis.
  *
  * <p>All-or-nothing across a crash: a new database is a spare map, made whole under a temporary
- * name and then renamed, so a crash while it is made leaves no database file at all.
- * {@link #flush} deletes the file in one step and {@link #flushAll} drops all files as one
- * ({@link DataDirectory#dropAll}); the next write to a flushed database makes it anew. A dropped
+ * name, renamed, then added to the manifest, so a crash while it is made leaves no database.
+ * {@link #flush}, {@link #flushAll} and {@link #swap} each replace the manifest in one step (the
+ * dropped files are deleted after); the next write to a flushed database makes it anew. A dropped
  * map is closed once every event loop has finished the command it was running
  * ({@link #retireAfter}), and background threads reach maps through {@link #withOpen}, so nothing
  * touches a closed map.
@@ -63,6 +63,8 @@ final class Databases implements AutoCloseable {
     private final String backend;
     /** Read without a lock by every command; written under this object's lock. */
     private final AtomicReferenceArray<FerriteMap<byte[], byte[]>> maps = new AtomicReferenceArray<>(COUNT);
+    /** Each database's file name, as in the manifest, or null; guarded by this object's lock. */
+    private final String[] names = new String[COUNT];
     /** Per database, the creation running on the creator thread, or null; guarded by itself. */
     private final List<CompletableFuture<Void>> creations = new ArrayList<>(Collections.nCopies(COUNT, null));
     /** Makes databases and spares off the event loops; its thread starts with the first task. */
@@ -96,9 +98,9 @@ final class Databases implements AutoCloseable {
         this.backend = backend;
         this.directory.lock();
         try {
-            this.directory.recover();
+            this.directory.recover().forEach((index, name) -> names[index] = name);
             for (int i = 0; i < COUNT; i++) {
-                if (Files.exists(this.directory.database(i))) {
+                if (names[i] != null) {
                     get(i); // open what exists now, so a restart reports repairs and DBSIZE is at hand
                 }
             }
@@ -201,7 +203,6 @@ final class Databases implements AutoCloseable {
     }
 
     private FerriteMap<byte[], byte[]> open(int index) {
-        Path file = directory.database(index);
         while (true) {
             synchronized (this) {
                 if (closed) {
@@ -211,13 +212,29 @@ final class Databases implements AutoCloseable {
                 if (map != null) {
                     return map;
                 }
-                boolean fresh = !Files.exists(file);
+                boolean fresh = names[index] == null;
                 if (!fresh || Files.exists(directory.spare())) {
+                    // A new database is the spare, renamed, opened, then named in the manifest.
+                    String name = fresh ? directory.newDatabaseName() : names[index];
+                    Path file = directory.file(name);
+                    long start = System.nanoTime();
                     if (fresh) {
                         directory.publish(directory.spare(), file);
+                        try {
+                            map = builder(file).open();
+                            names[index] = name;
+                            writeManifest();
+                        } catch (RuntimeException e) {
+                            if (map != null) {
+                                map.close();
+                            }
+                            names[index] = null;
+                            directory.drop(file);
+                            throw e;
+                        }
+                    } else {
+                        map = builder(file).open();
                     }
-                    long start = System.nanoTime();
-                    map = builder(file).open();
                     maps.set(index, map);
                     LOG.info("database {} {} in {} ms: {} keys, {}", index, fresh ? "made" : "opened",
                             (System.nanoTime() - start) / 1_000_000, map.longSize(), file);
@@ -229,6 +246,17 @@ final class Databases implements AutoCloseable {
             }
             makeSpare(); // outside the lock: the event loops' flushes and lookups go on meanwhile
         }
+    }
+
+    /** Writes the manifest from {@link #names}; called under this object's lock. */
+    private void writeManifest() {
+        Map<Integer, String> manifest = new LinkedHashMap<>();
+        for (int i = 0; i < COUNT; i++) {
+            if (names[i] != null) {
+                manifest.put(i, names[i]);
+            }
+        }
+        directory.writeManifest(manifest);
     }
 
     private FerriteMapBuilder<byte[], byte[]> builder(Path file) {
@@ -269,39 +297,58 @@ final class Databases implements AutoCloseable {
     }
 
     /**
-     * FLUSHDB: empties database {@code index} in one step across a crash, by deleting its file.
-     * Writes that other event loops run at the same instant may land in the dropped map: they
-     * count as before the flush.
+     * FLUSHDB: empties database {@code index} in one step across a crash, by dropping it from the
+     * manifest (its file is deleted after). Writes that other event loops run at the same instant
+     * may land in the dropped map: they count as before the flush.
      */
     synchronized void flush(int index) {
-        FerriteMap<byte[], byte[]> map = maps.get(index);
-        if (map == null) {
-            return;
-        }
-        maps.set(index, null);
-        directory.drop(directory.database(index));
-        retire(List.of(map));
+        flush(List.of(index));
     }
 
     /** FLUSHALL: empties every database, all of them or none across a crash. */
     synchronized void flushAll() {
-        Map<Path, String> files = new LinkedHashMap<>();
-        List<FerriteMap<byte[], byte[]>> dropped = new ArrayList<>();
+        List<Integer> all = new ArrayList<>();
         for (int i = 0; i < COUNT; i++) {
+            all.add(i);
+        }
+        flush(all);
+    }
+
+    private void flush(List<Integer> indexes) {
+        List<FerriteMap<byte[], byte[]>> dropped = new ArrayList<>();
+        List<Path> files = new ArrayList<>();
+        for (int i : indexes) {
             FerriteMap<byte[], byte[]> map = maps.get(i);
             if (map != null) {
-                files.put(directory.database(i), DataDirectory.identity(directory.database(i)));
                 dropped.add(map);
+                files.add(directory.file(names[i]));
+                maps.set(i, null);
+                names[i] = null;
             }
         }
         if (dropped.isEmpty()) {
             return;
         }
-        for (int i = 0; i < COUNT; i++) {
-            maps.set(i, null);
-        }
-        directory.dropAll(files);
+        writeManifest();
+        files.forEach(directory::drop);
         retire(dropped);
+    }
+
+    /**
+     * SWAPDB: databases {@code a} and {@code b} trade places, in one step across a crash. A command
+     * another event loop runs at the same instant on one of them counts as before the swap.
+     */
+    synchronized void swap(int a, int b) {
+        if (closed) {
+            throw new FerriteException("the server's databases are closed");
+        }
+        String name = names[a];
+        names[a] = names[b];
+        names[b] = name;
+        writeManifest();
+        FerriteMap<byte[], byte[]> map = maps.get(a);
+        maps.set(a, maps.get(b));
+        maps.set(b, map);
     }
 
     /** Closes dropped maps once no event loop can be running a command on them. */

@@ -15,7 +15,7 @@ import java.util.Map;
 
 /**
  * The server's commands: TIME COMMAND (COUNT; DOCS and the list are empty, which redis-cli
- * accepts) CONFIG GET INFO DBSIZE FLUSHDB FLUSHALL. Stateless.
+ * accepts) FUNCTION (FLUSH and LIST of an empty library) INFO DBSIZE FLUSHDB FLUSHALL. Stateless.
  */
 final class ServerCommands {
 
@@ -43,7 +43,7 @@ final class ServerCommands {
             return Replies.OK;
         });
         r.add("command", -1, ServerCommands::command);
-        r.add("config", -2, ServerCommands::config);
+        r.add("function", -2, ServerCommands::function);
         r.add("info", -1, ServerCommands::info);
     }
 
@@ -53,6 +53,25 @@ final class ServerCommands {
      */
     private static boolean flushArgumentsValid(byte[][] a) {
         return a.length == 1 || a.length == 2 && (Args.lower(a[1]).equals("sync") || Args.lower(a[1]).equals("async"));
+    }
+
+    /**
+     * FUNCTION, without scripting: the library is always empty. FLUSH [ASYNC|SYNC] and LIST answer
+     * as Redis's do for an empty library; LOAD, DELETE, DUMP, RESTORE, STATS and KILL are refused.
+     */
+    private static RedisMessage function(ServerContext c, ClientSession s, byte[][] a) {
+        switch (Args.lower(a[1])) {
+            case "flush":
+                if (a.length > 3 || a.length == 3 && !Args.lower(a[2]).equals("async") && !Args.lower(a[2]).equals("sync")) {
+                    return Replies.error("ERR FUNCTION FLUSH only supports SYNC|ASYNC option");
+                }
+                return Replies.OK;
+            case "list":
+                return Replies.array(List.of());
+            default:
+                return Replies.error("ERR this server has no scripting: FUNCTION " + Args.lower(a[1]).toUpperCase(Locale.ROOT)
+                        + " is not supported (FLUSH and LIST are, on the always empty library)");
+        }
     }
 
     private static RedisMessage time() {
@@ -80,26 +99,6 @@ final class ServerCommands {
             default:
                 return Replies.unknownSubcommand(a[1], "COMMAND");
         }
-    }
-
-    private static RedisMessage config(ServerContext c, ClientSession s, byte[][] a) {
-        if (!Args.lower(a[1]).equals("get")) {
-            return Replies.unknownSubcommand(a[1], "CONFIG");
-        }
-        if (a.length < 3) {
-            return Replies.arity("config|get");
-        }
-        List<RedisMessage> out = new ArrayList<>();
-        for (Map.Entry<String, String> setting : c.settings().entrySet()) {
-            for (int i = 2; i < a.length; i++) {
-                if (Glob.matches(Args.lower(a[i]), setting.getKey())) {
-                    out.add(Replies.bulk(setting.getKey()));
-                    out.add(Replies.bulk(setting.getValue()));
-                    break;
-                }
-            }
-        }
-        return Replies.array(out);
     }
 
     /** INFO [section ...]: server, clients, memory, persistence, stats, keyspace; "all"/"everything" for all. */

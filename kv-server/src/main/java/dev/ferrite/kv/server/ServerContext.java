@@ -4,8 +4,10 @@ import dev.ferrite.kv.FerriteMap;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -43,7 +45,22 @@ final class ServerContext {
         this.databases = databases;
         this.fsync = fsync;
         this.password = password == null ? null : password.getBytes(StandardCharsets.UTF_8);
-        this.settings = new LinkedHashMap<>(settings);
+        this.settings = Collections.synchronizedMap(new LinkedHashMap<>(settings));
+    }
+
+    /** Settings CONFIG SET may change while the server runs. */
+    private static final Set<String> MUTABLE = Set.of();
+
+    /**
+     * @return why CONFIG SET may not give {@code name} (a known setting) that value, or null if it may
+     */
+    String checkSetting(String name, String value) {
+        return MUTABLE.contains(name) ? null : "can't set immutable config";
+    }
+
+    /** Sets a setting {@link #checkSetting} allowed. */
+    void applySetting(String name, String value) {
+        settings.put(name, value);
     }
 
     /** @return the keyspace of the session's selected database (its creation deferred, see {@link #writable}) */

@@ -85,6 +85,30 @@ final class ServerStats {
         return out;
     }
 
+    /**
+     * CONFIG RESETSTAT: zeroes what Redis's resets (commands, errors, keyspace hits and misses,
+     * expired keys, connections received and refused, bytes, the latency histogram and every
+     * command's counters); connections open now stay counted.
+     */
+    void reset() {
+        for (LongAdder a : new LongAdder[] {connectionsReceived, rejectedConnections, idleClosed, outputBufferClosed,
+            evictedClients, crossProtocolClosed, protocolErrors, commands, errorReplies, keyspaceHits, keyspaceMisses,
+            expiredKeys, bytesIn, bytesOut}) {
+            a.reset();
+        }
+        for (LongAdder a : latencyBuckets) {
+            a.reset();
+        }
+        for (LongAdder a : httpResponses) {
+            a.reset();
+        }
+        for (CommandCounter c : byCommand) {
+            c.calls.reset();
+            c.micros.reset();
+            c.errors.reset();
+        }
+    }
+
     /** Calls and time of one command. */
     static final class CommandCounter {
         final LongAdder calls = new LongAdder();

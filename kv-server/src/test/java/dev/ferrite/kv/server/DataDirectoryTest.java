@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
-import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -40,29 +39,53 @@ class DataDirectoryTest extends ServerFixture {
     }
 
     @Test
-    void aFlushAllIntentLeftByACrashIsCarriedOutButSparesFilesMadeSince() throws Exception {
+    void filesTheManifestDoesNotNameAreDeletedAtStart() throws Exception {
         startServer();
-        try (RespClient c = new RespClient(server.port())) {
-            for (String db : List.of("1", "2")) {
-                c.call("SELECT", db);
-                c.call("SET", "k", "v" + db);
-            }
-        }
-        server.close();
-        Path db1 = data.resolve("db1.ferrite");
-        Path db2 = data.resolve("db2.ferrite");
-        // A FLUSHALL killed after its list was written: db1 still the listed file, db2 made anew since.
-        Files.writeString(data.resolve("flush.intent"), "db1.ferrite " + DataDirectory.identity(db1)
-                + "\ndb2.ferrite (dev=0,ino=0)\n");
-        startServer();
-        assertFalse(Files.exists(data.resolve("flush.intent")));
-        assertFalse(Files.exists(db1));
         try (RespClient c = new RespClient(server.port())) {
             c.call("SELECT", "1");
-            assertEquals(0L, c.call("DBSIZE"));
-            c.call("SELECT", "2");
-            assertEquals("v2", c.call("GET", "k"), "a file the intent does not name by identity is kept");
+            c.call("SET", "k", "v1");
         }
+        server.close();
+        // What a kill between a rename and the manifest's replacement leaves: a map file nobody names.
+        Path orphan = data.resolve("map-999.ferrite");
+        Files.write(orphan, new byte[4096]);
+        startServer();
+        assertFalse(Files.exists(orphan));
+        try (RespClient c = new RespClient(server.port())) {
+            c.call("SELECT", "1");
+            assertEquals("v1", c.call("GET", "k"));
+            c.call("SELECT", "2");
+            assertEquals("OK", c.call("SET", "k", "v2"), "a new database's file is named past the orphan's number");
+        }
+        assertTrue(Files.readString(data.resolve("databases")).contains("2 map-1000.ferrite"),
+                Files.readString(data.resolve("databases")));
+    }
+
+    @Test
+    void aDirectoryOfAServerBeforeTheManifestIsAdopted() throws Exception {
+        startServer();
+        try (RespClient c = new RespClient(server.port())) {
+            c.call("SELECT", "3");
+            c.call("SET", "k", "v3");
+        }
+        server.close();
+        String name = Files.readString(data.resolve("databases")).strip().split(" ")[1];
+        Files.move(data.resolve(name), data.resolve("db3.ferrite")); // the layout before the manifest
+        Files.delete(data.resolve("databases"));
+        startServer();
+        try (RespClient c = new RespClient(server.port())) {
+            c.call("SELECT", "3");
+            assertEquals("v3", c.call("GET", "k"));
+        }
+        assertEquals("3 db3.ferrite", Files.readString(data.resolve("databases")).strip());
+    }
+
+    @Test
+    void aDamagedManifestIsRefusedNamingTheLine() throws Exception {
+        Files.createDirectories(data);
+        Files.writeString(data.resolve("databases"), "0 map-1.ferrite\nzero map-2.ferrite\n");
+        FerriteException e = assertThrows(FerriteException.class, this::startServer);
+        assertTrue(e.getMessage().contains("line 2"), e.getMessage());
     }
 
     @Test
@@ -84,17 +107,8 @@ class DataDirectoryTest extends ServerFixture {
             c.call("SET", "k", "v");
         }
         assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(fresh)));
-        for (String f : List.of("db0.ferrite", "ferrite.lock")) {
+        for (String f : List.of("map-1.ferrite", "ferrite.lock", "databases")) {
             assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(fresh.resolve(f))), f);
         }
-    }
-
-    @Test
-    void dropAllLeavesNoIntentBehind() throws Exception {
-        DataDirectory dir = new DataDirectory(data.resolve("d"));
-        Path a = dir.database(0);
-        Files.write(a, new byte[10]);
-        dir.dropAll(Map.of(a, DataDirectory.identity(a)));
-        assertEquals(List.of(), dir.names());
     }
 }

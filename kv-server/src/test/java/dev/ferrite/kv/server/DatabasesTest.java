@@ -19,7 +19,7 @@ class DatabasesTest {
     Path dir;
 
     @Test
-    void aNewDatabaseHasTheServersSectionsAndKeepsThemWhenReopened() {
+    void aNewDatabaseHasTheServersSectionsAndKeepsThemWhenReopened() throws Exception {
         byte[] key = "k".getBytes(StandardCharsets.UTF_8);
         byte[] value = "v".getBytes(StandardCharsets.UTF_8);
         try (Databases dbs = new Databases(dir, "unsafe")) {
@@ -27,7 +27,7 @@ class DatabasesTest {
             assertEquals(Databases.SECTIONS, db3.stats().sections());
             db3.putBytes(key, value);
         }
-        assertTrue(Files.exists(dir.resolve("db3.ferrite")));
+        assertEquals("3 map-1.ferrite", Files.readString(dir.resolve("databases")).strip());
         try (Databases dbs = new Databases(dir, "unsafe")) {
             assertEquals(Databases.SECTIONS, dbs.ifOpen(3).stats().sections(), "opened at start, as it exists");
             assertArrayEquals(value, dbs.get(3).getBytes(key));

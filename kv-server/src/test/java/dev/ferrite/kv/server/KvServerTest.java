@@ -352,7 +352,7 @@ class KvServerTest extends ServerFixture {
             assertEquals(0L, c.call("DBSIZE"), "FLUSHALL emptied database 0 as well");
         }
         try (var files = Files.list(data)) {
-            assertEquals(Set.of(), files.map(f -> f.getFileName().toString()).filter(f -> f.startsWith("db"))
+            assertEquals(Set.of(), files.map(f -> f.getFileName().toString()).filter(f -> f.startsWith("map-"))
                     .collect(Collectors.toSet()), "FLUSHALL drops the databases' files and makes none that was never used");
         }
     }

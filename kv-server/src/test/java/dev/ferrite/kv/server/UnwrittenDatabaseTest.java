@@ -33,7 +33,7 @@ class UnwrittenDatabaseTest extends ServerFixture {
     @Test
     void readsAndWritesThatFindNothingCreateNoDatabase() throws Exception {
         startServer(b -> b.httpPort(0).threads(1));
-        Path db7 = data.resolve("db7.ferrite");
+        int db7 = 7;
         try (RespClient c = new RespClient(server.port())) {
             assertEquals("OK", c.call("SELECT", "7"));
             List<List<Object>> commandsAndReplies = List.of(
@@ -67,7 +67,7 @@ class UnwrittenDatabaseTest extends ServerFixture {
                 List<String> command = (List<String>) cr.get(0);
                 Object expected = "nil".equals(cr.get(1)) ? null : cr.get(1);
                 assertEquals(expected, c.call(command.toArray(String[]::new)), command.toString());
-                assertFalse(Files.exists(db7), command + " created " + db7);
+                assertFalse(databaseExists(db7), command + " created database 7");
             }
 
             HttpClient http = HttpClient.newHttpClient();
@@ -83,11 +83,11 @@ class UnwrittenDatabaseTest extends ServerFixture {
                     HttpResponse.BodyHandlers.ofString());
             assertEquals(200, list.statusCode());
             assertTrue(list.body().contains("\"keys\":[]"), list.body());
-            assertFalse(Files.exists(db7), "HTTP reads created " + db7);
+            assertFalse(databaseExists(db7), "HTTP reads created database 7");
             assertTrue(((String) c.call("INFO", "keyspace")).lines().noneMatch(l -> l.startsWith("db7:")));
 
             assertEquals("OK", c.call("SET", "x", "1"));
-            assertTrue(Files.exists(db7), "the first write creates the database");
+            assertTrue(databaseExists(db7), "the first write creates the database");
             assertEquals("1", c.call("GET", "x"));
             assertEquals(1L, c.call("DBSIZE"));
             assertEquals("OK", c.call("SELECT", "0"));
@@ -115,7 +115,7 @@ class UnwrittenDatabaseTest extends ServerFixture {
         } finally {
             release.countDown(); // also when an assertion failed: the server must be able to stop
         }
-        assertTrue(Files.exists(data.resolve("db3.ferrite")) && Files.exists(data.resolve("db4.ferrite")));
+        assertTrue(databaseExists(3) && databaseExists(4));
     }
 
     private static void whileHeldBack(RespClient writer, RespClient other, CountDownLatch creating,
@@ -176,8 +176,11 @@ class UnwrittenDatabaseTest extends ServerFixture {
     @Test
     void aCreationThatFailsIsAnsweredAsAnError() throws Exception {
         startServer(b -> b.threads(1));
-        // A directory where database 5's file goes: creating it fails, on the creator thread and inline.
-        Files.createDirectories(data.resolve("db5.ferrite"));
+        // Directories where the next two new databases' files go (map-1, map-2): creating database 5
+        // fails, on the creator thread and inline; the third name is free again.
+        for (String taken : new String[] {"map-1.ferrite", "map-2.ferrite"}) {
+            Files.createDirectories(data.resolve(taken).resolve("in-the-way"));
+        }
         try (RespClient c = new RespClient(server.port())) {
             assertEquals("OK", c.call("SELECT", "5"));
             Object reply = c.call("SET", "k", "v");
@@ -211,7 +214,7 @@ class UnwrittenDatabaseTest extends ServerFixture {
         } finally {
             release.countDown();
         }
-        assertTrue(Files.exists(data.resolve("db6.ferrite")));
+        assertTrue(databaseExists(6));
     }
 
     /** Reads until the text read so far ends with {@code end}. */
@@ -237,5 +240,11 @@ class UnwrittenDatabaseTest extends ServerFixture {
                 Thread.currentThread().interrupt();
             }
         };
+    }
+
+    /** @return whether the data directory's manifest names database {@code n} */
+    private boolean databaseExists(int n) throws java.io.IOException {
+        Path manifest = data.resolve("databases");
+        return Files.exists(manifest) && Files.readAllLines(manifest).stream().anyMatch(l -> l.startsWith(n + " "));
     }
 }
