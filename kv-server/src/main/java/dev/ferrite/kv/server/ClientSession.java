@@ -2,7 +2,10 @@ package dev.ferrite.kv.server;
 
 import java.util.concurrent.atomic.AtomicLong;
 
-/** One connection's state: its id, name, database and login. Used by its channel's thread only. */
+/**
+ * One connection's state: its id, name, database, login and transaction. Used by its channel's
+ * thread only.
+ */
 final class ClientSession {
 
     private static final AtomicLong IDS = new AtomicLong();
@@ -24,6 +27,13 @@ final class ClientSession {
      * it then creates the database itself, on the event loop, and answers the failure as an error.
      */
     boolean createInline;
+
+    /** Requests queued since MULTI, or null outside a transaction. */
+    java.util.List<byte[][]> queued;
+    /** Set when a request queued since MULTI was refused: EXEC then runs nothing. */
+    boolean queueFailed;
+    /** Keys WATCHed with their stored values then (null: absent), or null if none. */
+    java.util.List<TransactionCommands.Watched> watched;
 
     /** @param authenticated whether the connection starts logged in (the server has no password) */
     ClientSession(boolean authenticated) {

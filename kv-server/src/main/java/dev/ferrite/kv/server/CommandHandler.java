@@ -193,7 +193,7 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
             server.stats.errorReplies.increment();
             reply = Replies.error("ERR " + String.valueOf(e.getMessage()).replace('\r', ' ').replace('\n', ' '));
         }
-        if (reply == Replies.CLOSE_CROSS_PROTOCOL) {
+        if (reply == Replies.CLOSE_CONNECTION) {
             flushRepliesThenClose(ctx); // the replies of what came before; nothing after runs
             return;
         }

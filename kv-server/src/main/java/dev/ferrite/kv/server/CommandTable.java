@@ -61,17 +61,24 @@ final class CommandTable {
     /** Commands that name no key. */
     private static final Set<String> KEYLESS = Set.of("ping", "echo", "quit", "select", "auth", "hello", "client",
             "post", "host:", "keys", "scan", "randomkey", "time", "dbsize", "flushdb", "flushall", "command", "config", "info",
-            "function");
+            "function", "swapdb", "multi", "exec", "discard", "unwatch", "shutdown");
     /** Commands with other keys than their first argument; the rest have {@link Keys#FIRST}. */
-    private static final Map<String, Keys> MORE_KEYS = Map.of(
-            "del", new Keys(1, -1, 1), "unlink", new Keys(1, -1, 1), "exists", new Keys(1, -1, 1),
-            "mget", new Keys(1, -1, 1), "mset", new Keys(1, -1, 2), "msetnx", new Keys(1, -1, 2),
-            "rename", new Keys(1, 2, 1), "renamenx", new Keys(1, 2, 1));
+    private static final Map<String, Keys> MORE_KEYS = Map.ofEntries(
+            Map.entry("del", new Keys(1, -1, 1)), Map.entry("unlink", new Keys(1, -1, 1)),
+            Map.entry("exists", new Keys(1, -1, 1)), Map.entry("touch", new Keys(1, -1, 1)),
+            Map.entry("mget", new Keys(1, -1, 1)), Map.entry("mset", new Keys(1, -1, 2)),
+            Map.entry("msetnx", new Keys(1, -1, 2)), Map.entry("rename", new Keys(1, 2, 1)),
+            Map.entry("renamenx", new Keys(1, 2, 1)), Map.entry("copy", new Keys(1, 2, 1)),
+            Map.entry("lcs", new Keys(1, 2, 1)), Map.entry("object", new Keys(2, 2, 1)),
+            Map.entry("watch", new Keys(1, -1, 1)));
+    /** Commands that may change databases other than the selected one (all are forced under fsync always). */
+    private static final Set<String> OTHER_DATABASES = Set.of("flushall", "swapdb", "move", "copy");
 
     /** Commands that change a database: their database is forced to disk under {@link FsyncPolicy#ALWAYS}. */
     private static final Set<String> WRITES = Set.of("set", "setnx", "setex", "psetex", "getset", "getdel", "getex",
             "mset", "msetnx", "incr", "decr", "incrby", "decrby", "incrbyfloat", "append", "setrange", "del", "unlink",
-            "rename", "renamenx", "expire", "pexpire", "expireat", "pexpireat", "persist", "flushdb");
+            "rename", "renamenx", "expire", "pexpire", "expireat", "pexpireat", "persist", "flushdb", "setbit", "copy",
+            "move", "swapdb");
 
     /**
      * Commands that can leave an expiring entry where the expiry reaper's pass may not have looked:
@@ -80,6 +87,79 @@ final class CommandTable {
      */
     private static final Set<String> ADD_EXPIRY = Set.of("setex", "psetex", "expire", "pexpire", "expireat",
             "pexpireat", "rename", "renamenx");
+
+    /** Commands that must run alone ({@link CommandGate#exclusive}): they change which map is which database. */
+    private static final Set<String> EXCLUSIVE = Set.of("flushdb", "flushall", "swapdb", "exec");
+    /**
+     * Commands that change several entries: they run alone, their entries saved first in the
+     * {@link UndoJournal}, so that a crash or a failure midway leaves none of their changes.
+     */
+    private static final Set<String> JOURNALED = Set.of("mset", "msetnx", "rename", "renamenx", "move");
+
+    /** Runs a command's body through the gate: alone, and journaled, where its kind needs it. */
+    private static RedisMessage run(ServerContext server, ClientSession session, Command command, byte[][] args) {
+        String name = command.name();
+        if (JOURNALED.contains(name)) {
+            List<UndoJournal.Entry> entries = entries(command, session.db, args);
+            if (entries.size() > 1) { // one entry changes in one step anyway
+                return server.gate.exclusive(() -> journaled(server, session, entries,
+                        () -> command.body().run(server, session, args)));
+            }
+        }
+        if (EXCLUSIVE.contains(name)) {
+            return server.gate.exclusive(() -> command.body().run(server, session, args));
+        }
+        CommandGate.Lane lane = server.gate.enter();
+        try {
+            return command.body().run(server, session, args);
+        } finally {
+            server.gate.exit(lane);
+        }
+    }
+
+    /**
+     * Runs {@code body}, which changes the entries, all or nothing: saved first, dropped after, put
+     * back if it fails. Call under {@link CommandGate#exclusive}.
+     */
+    static RedisMessage journaled(ServerContext server, ClientSession session, List<UndoJournal.Entry> entries,
+                                  java.util.function.Supplier<RedisMessage> body) {
+        UndoJournal journal = server.databases.journal();
+        long id = journal.save(entries, server.databases);
+        if (server.fsync == FsyncPolicy.ALWAYS) {
+            journal.force();
+        }
+        RedisMessage reply;
+        try {
+            reply = body.get();
+        } catch (RuntimeException | Error e) {
+            journal.undo(id, server.databases);
+            throw e;
+        }
+        journal.drop(id);
+        return reply;
+    }
+
+    /**
+     * @return the entries a request of this command may change: its keys in database {@code db},
+     *         and for MOVE the key in the target database too
+     */
+    static List<UndoJournal.Entry> entries(Command command, int db, byte[][] args) {
+        List<UndoJournal.Entry> out = new ArrayList<>();
+        Keys keys = command.keys();
+        if (keys != null) {
+            int end = keys.last() < 0 ? args.length + keys.last() : Math.min(keys.last(), args.length - 1);
+            for (int i = keys.first(); i <= end; i += keys.step()) {
+                out.add(new UndoJournal.Entry(db, args[i]));
+            }
+        }
+        if (command.name().equals("move") && args.length == 3) {
+            Long target = Args.parseLong(args[2]);
+            if (target != null && target >= 0 && target < Databases.COUNT) {
+                out.add(new UndoJournal.Entry((int) (long) target, args[1]));
+            }
+        }
+        return out;
+    }
 
     /** @return whether a request of this command may have added an expiring entry (see {@link #ADD_EXPIRY}) */
     private static boolean mayAddExpiry(Command command, byte[][] args) {
@@ -105,10 +185,14 @@ final class CommandTable {
                         KEYLESS.contains(name) ? null : MORE_KEYS.getOrDefault(name, Keys.FIRST), body));
         ConnectionCommands.register(r);
         ServerCommands.register(r);
+        InfoCommand.register(r);
         ConfigCommands.register(r);
+        TransactionCommands.register(r);
         StringCommands.register(r);
         ExpiryCommands.register(r);
         KeyCommands.register(r);
+        BitCommands.register(r);
+        LcsCommand.register(r);
         COMMANDS = Collections.unmodifiableList(all);
         SLOTS = new Command[Integer.highestOneBit(all.size() * 4)];
         for (Command c : all) {
@@ -200,16 +284,22 @@ final class CommandTable {
             reply = Replies.unknown(args);
         } else if (command.arity() > 0 ? args.length != command.arity() : args.length < -command.arity()) {
             reply = Replies.arity(command.name());
+            stats.command(command.id()).rejected.increment();
         } else if (!session.authenticated && !command.beforeAuth()) {
             reply = NOAUTH;
+            stats.command(command.id()).rejected.increment();
+        } else if (session.queued != null && !TransactionCommands.runsInMulti(command.name())) {
+            session.queued.add(args); // MULTI: run by EXEC
+            reply = TransactionCommands.QUEUED;
         } else {
             long start = System.nanoTime();
             if (command.write()) {
                 session.dirtyDatabases |= 1 << session.db; // before running: a failed write may have written
-            } else if (command.name().equals("flushall")) {
+            }
+            if (OTHER_DATABASES.contains(command.name())) {
                 session.dirtyDatabases = (1 << Databases.COUNT) - 1;
             }
-            reply = command.body().run(server, session, args);
+            reply = run(server, session, command, args);
             if (mayAddExpiry(command, args)) {
                 server.expiryWrites.incrementAndGet(); // after the write landed: see ExpiryReaper
             }
@@ -224,6 +314,10 @@ final class CommandTable {
         }
         if (Replies.isError(reply)) {
             stats.errorReplies.increment();
+            stats.countError(Replies.errorPrefix(reply));
+            if (session.queued != null && (command == null || reply == NOAUTH || Replies.isArityError(reply))) {
+                session.queueFailed = true; // EXEC answers EXECABORT
+            }
         }
         return reply;
     }

@@ -57,7 +57,7 @@ final class ConnectionCommands {
                     + " (logged at most once a minute; INFO stats counts them as cross_protocol_closed)",
                     Replies.printable(a[0], 16));
         }
-        return Replies.CLOSE_CROSS_PROTOCOL;
+        return Replies.CLOSE_CONNECTION;
     }
 
     private static RedisMessage ping(ServerContext c, ClientSession s, byte[][] a) {

@@ -34,6 +34,7 @@ import java.util.Map;
  *       database's map file, named in the manifest; one the manifest does not name is a leftover
  *       of a crash and deleted at start;</li>
  *   <li>{@code spare.ferrite}: an empty map, fully made, that the next new database becomes;</li>
+ *   <li>{@code journal.ferrite}: the {@link UndoJournal} of multi-entry commands;</li>
  *   <li>{@code *.new}: a file being made; a leftover of a crash, deleted at start;</li>
  *   <li>{@code ferrite.lock}: locked while a server uses the directory, holding its pid.</li>
  * </ul>

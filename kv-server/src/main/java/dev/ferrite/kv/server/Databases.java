@@ -84,6 +84,8 @@ final class Databases implements AutoCloseable {
     /** Run on the creator thread before each creation: a test's hook to hold a creation back. */
     volatile Runnable beforeCreation = () -> { };
     private volatile boolean closed;
+    /** Saves what multi-entry commands change, for undoing them after a crash; null until opened. */
+    private UndoJournal journal;
 
     /**
      * Locks the directory, recovers what a crash left ({@link DataDirectory#recover}) and opens the
@@ -104,6 +106,8 @@ final class Databases implements AutoCloseable {
                     get(i); // open what exists now, so a restart reports repairs and DBSIZE is at hand
                 }
             }
+            journal = new UndoJournal(this.directory, backend);
+            journal.recover(this);
         } catch (RuntimeException e) {
             close();
             throw e;
@@ -121,6 +125,16 @@ final class Databases implements AutoCloseable {
     /** @return whether {@link #close} was called */
     boolean isClosed() {
         return closed;
+    }
+
+    /** @return the name of the maps' memory backend */
+    String backendName() {
+        return backend != null ? backend : dev.ferrite.Ferrite.backend().name();
+    }
+
+    /** @return the journal of multi-entry commands */
+    UndoJournal journal() {
+        return journal;
     }
 
     /** @return the data directory */
@@ -413,6 +427,9 @@ final class Databases implements AutoCloseable {
                 }
                 retired.forEach(FerriteMap::close);
                 retired.clear();
+                if (journal != null) {
+                    journal.close();
+                }
             } finally {
                 background.writeLock().unlock();
             }

@@ -4,7 +4,8 @@ import dev.ferrite.kv.FerriteMap;
 import io.netty.handler.codec.redis.RedisMessage;
 
 /**
- * Expiry: EXPIRE PEXPIRE EXPIREAT PEXPIREAT (with Redis 7's NX XX GT LT) TTL PTTL PERSIST. The expiry lives in the stored value
+ * Expiry: EXPIRE PEXPIRE EXPIREAT PEXPIREAT (with Redis 7's NX XX GT LT) TTL PTTL EXPIRETIME
+ * PEXPIRETIME PERSIST. The expiry lives in the stored value
  * ({@link ValueLayout}), so it survives a restart; a key whose time has come is never returned and
  * is removed when met (and by {@link ExpiryReaper} in the background). Stateless.
  */
@@ -21,6 +22,8 @@ final class ExpiryCommands {
         r.add("expireat", -3, (c, s, a) -> expire(c, s, a, 1000, true));
         r.add("pexpireat", -3, (c, s, a) -> expire(c, s, a, 1, true));
         r.add("persist", 2, ExpiryCommands::persist);
+        r.add("expiretime", 2, (c, s, a) -> expireTime(c, s, a[1], false));
+        r.add("pexpiretime", 2, (c, s, a) -> expireTime(c, s, a[1], true));
     }
 
     private static RedisMessage ttl(ServerContext c, ClientSession s, byte[] key, boolean millis) {
@@ -34,6 +37,16 @@ final class ExpiryCommands {
         }
         long left = Math.max(0, at - System.currentTimeMillis());
         return Replies.integer(millis ? left : (left + 500) / 1000);
+    }
+
+    /** EXPIRETIME and PEXPIRETIME: the absolute expiry in seconds or ms, -1 without one, -2 without the key. */
+    private static RedisMessage expireTime(ServerContext c, ClientSession s, byte[] key, boolean millis) {
+        byte[] v = c.keyspace(s).live(key);
+        if (v == null) {
+            return Replies.integer(-2);
+        }
+        long at = ValueLayout.expireAt(v);
+        return Replies.integer(at == ValueLayout.NO_EXPIRY ? -1 : millis ? at : at / 1000);
     }
 
     /** EXPIRE's options (Redis 7): NX, XX, GT, LT, as bits. */
@@ -103,7 +116,7 @@ final class ExpiryCommands {
                 return null; // an expiry in the past deletes the key, as in Redis
             }
             byte[] copy = stored.clone();
-            ValueLayout.putLong(copy, ValueLayout.EXPIRE_AT, at);
+            ValueLayout.setExpireAt(copy, at);
             return copy;
         });
         return Replies.integer(changed[0] ? 1 : 0);
@@ -138,7 +151,7 @@ final class ExpiryCommands {
             }
             changed[0] = true;
             byte[] copy = stored.clone();
-            ValueLayout.putLong(copy, ValueLayout.EXPIRE_AT, ValueLayout.NO_EXPIRY);
+            ValueLayout.setExpireAt(copy, ValueLayout.NO_EXPIRY);
             return copy;
         });
         return Replies.integer(changed[0] ? 1 : 0);

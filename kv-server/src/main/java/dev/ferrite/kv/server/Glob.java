@@ -5,7 +5,8 @@ package dev.ferrite.kv.server;
  * byte, {@code [abc]}, {@code [^a-z]} classes, {@code \x} a literal x; everything else literal;
  * Redis's quirks kept (see {@link #matches(byte[], byte[])} and the class ranges), since
  * {@code RedisDifferentialTest} holds the replies to Redis's own.
- * Used by KEYS, SCAN MATCH and CONFIG GET. Iterative: no pattern can overflow the stack.
+ * Used by KEYS, SCAN MATCH and CONFIG GET. Iterative: no pattern can overflow the stack; a
+ * pattern that would pass Redis's recursion limit matches nothing, as in Redis.
  */
 final class Glob {
 
@@ -26,6 +27,9 @@ final class Glob {
     static boolean matches(byte[] pattern, byte[] text) {
         if (text.length == 0) {
             return pattern.length == 0 || pattern.length == 1 && pattern[0] == '*';
+        }
+        if (innerStarRuns(pattern) > MAX_NESTING) {
+            return false;
         }
         int p = 0;
         int t = 0;
@@ -56,6 +60,43 @@ final class Glob {
             p++;
         }
         return p == pattern.length;
+    }
+
+    /**
+     * Redis's guard against abusive patterns: its matcher recurses once per run of stars and gives
+     * up (no match) past this depth, which a pattern reaches when more runs of stars than this have
+     * something after them.
+     */
+    static final int MAX_NESTING = 1000;
+
+    /** @return how many runs of {@code *} the pattern has that are followed by another element */
+    private static int innerStarRuns(byte[] pattern) {
+        int runs = 0;
+        boolean inRun = false;
+        for (int p = 0; p < pattern.length; ) {
+            byte c = pattern[p];
+            if (c == '*') {
+                inRun = true;
+                p++;
+                continue;
+            }
+            if (inRun) {
+                runs++;
+                inRun = false;
+            }
+            if (c == '\\' && p + 1 < pattern.length) {
+                p += 2;
+            } else if (c == '[') {
+                int i = p + 1;
+                while (i < pattern.length && pattern[i] != ']') {
+                    i += pattern[i] == '\\' && i + 1 < pattern.length ? 2 : 1;
+                }
+                p = i < pattern.length ? i + 1 : i;
+            } else {
+                p++;
+            }
+        }
+        return runs;
     }
 
     /** @return the pattern index after the element at {@code p} if it matches {@code b}, else -1 */

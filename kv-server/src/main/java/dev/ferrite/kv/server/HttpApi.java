@@ -86,6 +86,7 @@ final class HttpApi extends SimpleChannelInboundHandler<FullHttpRequest> {
             send(ctx, request, response);
             return;
         }
+        CommandGate.Lane lane = server.gate.enter(); // as a command: never inside another's exclusive run
         try {
             response = route(request);
         } catch (DatabaseCreating wait) {
@@ -97,6 +98,8 @@ final class HttpApi extends SimpleChannelInboundHandler<FullHttpRequest> {
         } catch (IllegalArgumentException e) {
             // Netty's QueryStringDecoder on a bad %-escape in the path or the query
             response = error(HttpResponseStatus.BAD_REQUEST, "malformed request: " + e.getMessage());
+        } finally {
+            server.gate.exit(lane);
         }
         send(ctx, request, response);
     }

@@ -5,13 +5,15 @@ import io.netty.handler.codec.redis.RedisMessage;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * Commands on keys whatever their value: DEL UNLINK EXISTS TYPE KEYS SCAN (MATCH COUNT TYPE)
- * RANDOMKEY RENAME RENAMENX. SCAN is {@link FerriteMap#scan}: Redis's reverse-binary cursor, no
- * state kept between calls. Stateless.
+ * Commands on keys whatever their value: DEL UNLINK EXISTS TOUCH TYPE KEYS SCAN (MATCH COUNT TYPE)
+ * RANDOMKEY RENAME RENAMENX COPY MOVE SWAPDB OBJECT. SCAN is {@link FerriteMap#scan}: Redis's
+ * reverse-binary cursor, no state kept between calls. RENAME, RENAMENX and MOVE run alone and
+ * journaled ({@link CommandTable}): all or nothing for readers and across a crash. Stateless.
  */
 final class KeyCommands {
 
@@ -40,6 +42,137 @@ final class KeyCommands {
         r.add("randomkey", 1, KeyCommands::randomKey);
         r.add("rename", 3, (c, s, a) -> rename(c, s, a, false));
         r.add("renamenx", 3, (c, s, a) -> rename(c, s, a, true));
+        r.add("touch", -2, (c, s, a) -> {
+            Keyspace ks = c.keyspace(s);
+            long n = 0;
+            for (int i = 1; i < a.length; i++) {
+                if (ks.live(a[i]) != null) {
+                    n++;
+                }
+            }
+            return Replies.integer(n);
+        });
+        r.add("copy", -3, KeyCommands::copy);
+        r.add("move", 3, KeyCommands::move);
+        r.add("swapdb", 3, KeyCommands::swapDb);
+        r.add("object", -2, KeyCommands::object);
+    }
+
+    /** COPY source destination [DB index] [REPLACE]: the value and its expiry, under the new name. */
+    private static RedisMessage copy(ServerContext c, ClientSession s, byte[][] a) {
+        int db = s.db;
+        boolean replace = false;
+        for (int i = 3; i < a.length; i++) {
+            String opt = Args.lower(a[i]);
+            if (opt.equals("replace")) {
+                replace = true;
+            } else if (opt.equals("db") && i + 1 < a.length) {
+                Long n = Args.parseLong(a[++i]);
+                if (n == null) {
+                    return Replies.NOT_INTEGER;
+                }
+                if (n < 0 || n >= Databases.COUNT) {
+                    return Replies.DB_RANGE;
+                }
+                db = (int) (long) n;
+            } else {
+                return Replies.SYNTAX;
+            }
+        }
+        if (db == s.db && Arrays.equals(a[1], a[2])) {
+            return Replies.error("ERR source and destination objects are the same");
+        }
+        byte[] v = c.keyspace(s).live(a[1]);
+        if (v == null) {
+            return Replies.ZERO;
+        }
+        Keyspace target = new Keyspace(c.databases, db, c.stats, !s.createInline);
+        if (!replace && target.live(a[2]) != null) {
+            return Replies.ZERO;
+        }
+        target.writable().putBytes(a[2], v);
+        return Replies.ONE;
+    }
+
+    /** MOVE key db: to another database if it is not there; runs alone and journaled. */
+    private static RedisMessage move(ServerContext c, ClientSession s, byte[][] a) {
+        Long n = Args.parseLong(a[2]);
+        if (n == null) {
+            return Replies.NOT_INTEGER;
+        }
+        if (n < 0 || n >= Databases.COUNT) {
+            return Replies.DB_RANGE;
+        }
+        int db = (int) (long) n;
+        if (db == s.db) {
+            return Replies.error("ERR source and destination objects are the same");
+        }
+        Keyspace source = c.keyspace(s);
+        byte[] v = source.live(a[1]);
+        if (v == null) {
+            return Replies.ZERO;
+        }
+        Keyspace target = new Keyspace(c.databases, db, c.stats, !s.createInline);
+        if (target.live(a[1]) != null) {
+            return Replies.ZERO;
+        }
+        target.writable().putBytes(a[1], v);
+        source.writable().removeBytes(a[1]);
+        return Replies.ONE;
+    }
+
+    /** SWAPDB index1 index2: runs alone; the databases trade their maps in one step. */
+    private static RedisMessage swapDb(ServerContext c, ClientSession s, byte[][] a) {
+        Long x = Args.parseLong(a[1]);
+        Long y = Args.parseLong(a[2]);
+        if (x == null) {
+            return Replies.error("ERR invalid first DB index");
+        }
+        if (y == null) {
+            return Replies.error("ERR invalid second DB index");
+        }
+        if (x < 0 || x >= Databases.COUNT || y < 0 || y >= Databases.COUNT) {
+            return Replies.DB_RANGE;
+        }
+        if (!x.equals(y)) {
+            c.databases.swap((int) (long) x, (int) (long) y);
+        }
+        return Replies.OK;
+    }
+
+    /**
+     * OBJECT ENCODING | FREQ | IDLETIME | REFCOUNT | HELP. A string's encoding is the one Redis would
+     * report for it ({@link ValueLayout#encoding}).
+     */
+    private static RedisMessage object(ServerContext c, ClientSession s, byte[][] a) {
+        String sub = Args.lower(a[1]);
+        if (sub.equals("help")) {
+            return Replies.array(List.of(Replies.simple("OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"),
+                    Replies.simple("ENCODING <key>"), Replies.simple("FREQ <key>"), Replies.simple("IDLETIME <key>"),
+                    Replies.simple("REFCOUNT <key>"), Replies.simple("HELP")));
+        }
+        if (!List.of("encoding", "freq", "idletime", "refcount").contains(sub)) {
+            return Replies.unknownSubcommand(a[1], "OBJECT");
+        }
+        if (a.length != 3) {
+            return Replies.arity("object|" + sub);
+        }
+        byte[] v = c.keyspace(s).live(a[2]);
+        if (v == null) {
+            return Replies.NIL;
+        }
+        switch (sub) {
+            case "encoding":
+                return Replies.bulk(ValueLayout.encoding(v));
+            case "freq":
+                return Replies.error("ERR An LFU maxmemory policy is not selected, access frequency not tracked. "
+                        + "Please note that when switching between policies at runtime LRU and LFU data will take some "
+                        + "time to adjust.");
+            case "idletime":
+                return Replies.ZERO;
+            default:
+                return Replies.ONE;
+        }
     }
 
     private static RedisMessage del(ServerContext c, ClientSession s, byte[][] a) {
@@ -168,10 +301,9 @@ final class KeyCommands {
     }
 
     /**
-     * RENAME key newkey (RENAMENX: only if newkey does not exist). The value (with its expiry) is
-     * written under the new name, then removed from the old one if no one changed it meanwhile:
-     * a reader may briefly see both names, never neither, and a concurrent write to the old key
-     * is kept.
+     * RENAME key newkey (RENAMENX: only if newkey does not exist): the value with its expiry under
+     * the new name. Runs alone and journaled ({@link CommandTable}): no reader sees both names or
+     * neither, and a crash midway leaves the old name.
      */
     private static RedisMessage rename(ServerContext c, ClientSession s, byte[][] a, boolean onlyIfAbsent) {
         Keyspace ks = c.keyspace(s);
@@ -179,18 +311,15 @@ final class KeyCommands {
         if (v == null) {
             return Replies.error("ERR no such key");
         }
-        if (java.util.Arrays.equals(a[1], a[2])) {
+        if (Arrays.equals(a[1], a[2])) {
             return onlyIfAbsent ? Replies.ZERO : Replies.OK;
         }
-        FerriteMap<byte[], byte[]> map = ks.writable(); // it exists: it holds the key
-        if (onlyIfAbsent) {
-            if (ks.live(a[2]) != null || map.putIfAbsent(a[2], v) != null) {
-                return Replies.ZERO;
-            }
-        } else {
-            map.put(a[2], v);
+        if (onlyIfAbsent && ks.live(a[2]) != null) {
+            return Replies.ZERO;
         }
-        map.remove(a[1], v);
+        FerriteMap<byte[], byte[]> map = ks.writable(); // it exists: it holds the key
+        map.putBytes(a[2], v);
+        map.removeBytes(a[1]);
         return onlyIfAbsent ? Replies.ONE : Replies.OK;
     }
 }

@@ -109,7 +109,7 @@ final class Keyspace {
         if (len < ValueLayout.DATA) {
             return DAMAGED;
         }
-        long at = seg.getLong(off + ValueLayout.EXPIRE_AT);
+        long at = ValueLayout.expireAtOfWord(seg.getLong(off + ValueLayout.EXPIRE_AT));
         if (at != ValueLayout.NO_EXPIRY && at <= System.currentTimeMillis()) {
             return EXPIRED;
         }

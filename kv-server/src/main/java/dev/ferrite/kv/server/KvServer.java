@@ -70,6 +70,8 @@ public final class KvServer implements AutoCloseable {
     /** The event loops' busy-poll window in µs, 0 if off. */
     private final int busyPollMicros;
     private boolean closed;
+    /** Completes once {@link #close} has stopped everything. */
+    private final java.util.concurrent.CompletableFuture<Void> stopped = new java.util.concurrent.CompletableFuture<>();
 
     private KvServer(Builder b) {
         InetAddress address = resolve(b.bind);
@@ -92,6 +94,11 @@ public final class KvServer implements AutoCloseable {
         settings.put("protected-mode", address.isLoopbackAddress() ? "yes" : "no");
         settings.put("appendfsync", b.fsync.configName());
         ServerContext server = new ServerContext(databases, b.fsync, b.password, settings);
+        server.shutdown = () -> {
+            Thread t = new Thread(this::close, "ferrite-kv-shutdown");
+            t.setDaemon(true);
+            t.start();
+        };
         reaper = new ExpiryReaper(server);
         periodicFsync = b.fsync == FsyncPolicy.EVERYSEC ? new PeriodicFsync(databases, b.lowPriorityFsync) : null;
         transport = Transport.pick();
@@ -240,6 +247,21 @@ public final class KvServer implements AutoCloseable {
         }
         databases.close();
         LOG.info("Ferrite KV server stopped");
+        stopped.complete(null);
+    }
+
+    /**
+     * Waits until the server has stopped: {@link #close()} was called, by the program or by a
+     * client's {@code SHUTDOWN}, and finished.
+     *
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public void awaitStop() throws InterruptedException {
+        try {
+            stopped.get();
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException(e.getCause());
+        }
     }
 
     private void shutdownGroups() {

@@ -3,12 +3,11 @@ package dev.ferrite.kv.server;
 import dev.ferrite.FerriteException;
 import io.netty.util.ResourceLeakDetector;
 
-import java.util.concurrent.CountDownLatch;
 
 /**
  * {@code java -jar ferrite-kv-server.jar [--name value ...] [--config FILE]} (see
  * {@link ServerOptions} for the names): with no arguments, RESP on 127.0.0.1:6380, HTTP on
- * 127.0.0.1:8080, data in {@code ./ferrite-data}. Serves until SIGTERM or Ctrl-C, then stops
+ * 127.0.0.1:8080, data in {@code ./ferrite-data}. Serves until SIGTERM, Ctrl-C or SHUTDOWN, then stops
  * accepting, closes the connections and closes the maps (forcing them to disk first under the
  * {@code always} and {@code everysec} fsync policies).
  */
@@ -33,12 +32,9 @@ public final class Main {
             System.exit(2);
             return;
         }
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            server.close();
-            stopped.countDown();
-        }, "ferrite-kv-shutdown"));
-        stopped.await();
+        Runtime.getRuntime().addShutdownHook(new Thread(server::close, "ferrite-kv-shutdown"));
+        server.awaitStop(); // SIGTERM, Ctrl-C or a client's SHUTDOWN
+        System.exit(0);
     }
 
     /**

@@ -24,10 +24,10 @@ final class Replies {
     static final RedisMessage OVERFLOW = error("ERR increment or decrement would overflow");
     static final RedisMessage DB_RANGE = error("ERR DB index is out of range");
     /**
-     * Not a reply: what {@code POST} and {@code Host:} return, for the connection to be closed
-     * without an answer (an HTTP request sent to the RESP port). Compared by identity.
+     * Not a reply: what {@code POST} and {@code Host:} (an HTTP request sent to the RESP port) and
+     * {@code SHUTDOWN} return, for the connection to be closed without an answer. Compared by identity.
      */
-    static final RedisMessage CLOSE_CROSS_PROTOCOL = new SimpleStringRedisMessage("cross-protocol request");
+    static final RedisMessage CLOSE_CONNECTION = new SimpleStringRedisMessage("close the connection");
 
     private Replies() {
     }
@@ -58,7 +58,14 @@ final class Replies {
 
     /** Redis's reply to a command called with the wrong number of arguments. */
     static RedisMessage arity(String command) {
-        return error("ERR wrong number of arguments for '" + command + "' command");
+        return error(ARITY_START + command + "' command");
+    }
+
+    private static final String ARITY_START = "ERR wrong number of arguments for '";
+
+    /** @return whether the reply is {@link #arity}'s */
+    static boolean isArityError(RedisMessage reply) {
+        return reply instanceof ErrorRedisMessage e && e.content().startsWith(ARITY_START);
     }
 
     /** Redis's reply to an expiry that is not positive or overflows, for a command (lower-case name). */
@@ -93,6 +100,15 @@ final class Replies {
     }
 
     /** @return whether a reply is an error (a Netty error message or an {@link ErrorLine}'s) */
+    /** @return an error reply's first word ({@code ERR}, {@code WRONGTYPE}...), as Redis's errorstats name it */
+    static String errorPrefix(RedisMessage reply) {
+        String text = reply instanceof ErrorRedisMessage e ? e.content()
+                : new String(((ErrorLine.Reply) reply).line(), StandardCharsets.ISO_8859_1);
+        int space = text.indexOf(' ');
+        String prefix = space < 0 ? text : text.substring(0, space);
+        return prefix.length() > 32 || prefix.isEmpty() ? "ERR" : prefix;
+    }
+
     static boolean isError(RedisMessage reply) {
         return reply instanceof ErrorRedisMessage || reply instanceof ErrorLine.Reply;
     }

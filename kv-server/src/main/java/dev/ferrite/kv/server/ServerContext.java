@@ -7,7 +7,6 @@ import java.security.MessageDigest;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -17,6 +16,10 @@ import java.util.concurrent.atomic.AtomicLong;
 final class ServerContext {
 
     final Databases databases;
+    /** Stops the server from a command (SHUTDOWN): returns at once, the stop runs on a thread of its own. */
+    volatile Runnable shutdown;
+    /** Lets multi-entry commands run alone. */
+    final CommandGate gate = new CommandGate();
     final ServerStats stats = new ServerStats();
     /** Milliseconds since the epoch when the server started. */
     final long startMillis = System.currentTimeMillis();
@@ -45,17 +48,36 @@ final class ServerContext {
         this.databases = databases;
         this.fsync = fsync;
         this.password = password == null ? null : password.getBytes(StandardCharsets.UTF_8);
-        this.settings = Collections.synchronizedMap(new LinkedHashMap<>(settings));
+        LinkedHashMap<String, String> all = new LinkedHashMap<>(settings);
+        ENCODING_THRESHOLDS.forEach(all::putIfAbsent);
+        this.settings = Collections.synchronizedMap(all);
     }
 
-    /** Settings CONFIG SET may change while the server runs. */
-    private static final Set<String> MUTABLE = Set.of();
+    /**
+     * Redis's thresholds for switching a collection to its large encoding, with Redis's defaults:
+     * known to CONFIG GET and SET so that tools and tests that tune them work, but without effect,
+     * as Ferrite keeps one encoding per type.
+     */
+    static final Map<String, String> ENCODING_THRESHOLDS = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(
+            Map.ofEntries(Map.entry("list-max-listpack-size", "-2"), Map.entry("list-compress-depth", "0"),
+                    Map.entry("hash-max-listpack-entries", "128"), Map.entry("hash-max-listpack-value", "64"),
+                    Map.entry("set-max-intset-entries", "512"), Map.entry("set-max-listpack-entries", "128"),
+                    Map.entry("set-max-listpack-value", "64"), Map.entry("zset-max-listpack-entries", "128"),
+                    Map.entry("zset-max-listpack-value", "64"))));
 
     /**
      * @return why CONFIG SET may not give {@code name} (a known setting) that value, or null if it may
      */
     String checkSetting(String name, String value) {
-        return MUTABLE.contains(name) ? null : "can't set immutable config";
+        if (!ENCODING_THRESHOLDS.containsKey(name)) {
+            return "can't set immutable config";
+        }
+        try {
+            Long.parseLong(value);
+            return null;
+        } catch (NumberFormatException e) {
+            return "argument couldn't be parsed into an integer";
+        }
     }
 
     /** Sets a setting {@link #checkSetting} allowed. */
@@ -78,6 +100,20 @@ final class ServerContext {
      */
     FerriteMap<byte[], byte[]> writable(ClientSession session) {
         return session.createInline ? databases.get(session.db) : databases.getOrCreateLater(session.db);
+    }
+
+    /** @return the longest string a client may send or make, in bytes ({@code proto-max-bulk-len}) */
+    long maxBulkBytes() {
+        return Long.parseLong(settings.getOrDefault("proto-max-bulk-len", "67108864"));
+    }
+
+    /**
+     * Database {@code db} for a write, as {@link #writable(ClientSession)} gives the session's own.
+     *
+     * @throws DatabaseCreating if it does not exist yet
+     */
+    FerriteMap<byte[], byte[]> writable(int db, ClientSession session) {
+        return session.createInline ? databases.get(db) : databases.getOrCreateLater(db);
     }
 
     /** @return whether clients must authenticate */

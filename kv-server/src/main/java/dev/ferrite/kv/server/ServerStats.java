@@ -106,7 +106,9 @@ final class ServerStats {
             c.calls.reset();
             c.micros.reset();
             c.errors.reset();
+            c.rejected.reset();
         }
+        errorsByPrefix.clear();
     }
 
     /** Calls and time of one command. */
@@ -114,6 +116,31 @@ final class ServerStats {
         final LongAdder calls = new LongAdder();
         final LongAdder micros = new LongAdder();
         final LongAdder errors = new LongAdder();
+        /** Calls refused before they ran: wrong argument count, no login. */
+        final LongAdder rejected = new LongAdder();
+    }
+
+    /** Error replies by their first word ({@code ERR}, {@code WRONGTYPE}...), for INFO errorstats. */
+    private final java.util.concurrent.ConcurrentHashMap<String, LongAdder> errorsByPrefix =
+            new java.util.concurrent.ConcurrentHashMap<>();
+    /** Most distinct error prefixes counted (Redis's bound is 128); later ones count as ERR. */
+    private static final int MAX_ERROR_PREFIXES = 128;
+
+    /** Counts an error reply by its first word. */
+    void countError(String prefix) {
+        LongAdder a = errorsByPrefix.get(prefix);
+        if (a == null) {
+            a = errorsByPrefix.size() < MAX_ERROR_PREFIXES ? errorsByPrefix.computeIfAbsent(prefix, p -> new LongAdder())
+                    : errorsByPrefix.computeIfAbsent("ERR", p -> new LongAdder());
+        }
+        a.increment();
+    }
+
+    /** @return error replies by first word, sorted */
+    Map<String, Long> errorCounts() {
+        Map<String, Long> out = new TreeMap<>();
+        errorsByPrefix.forEach((k, v) -> out.put(k, v.sum()));
+        return out;
     }
 
     /** @return the counter of a command, by its id */
@@ -125,7 +152,7 @@ final class ServerStats {
     Map<String, CommandCounter> commands() {
         Map<String, CommandCounter> out = new TreeMap<>();
         for (CommandTable.Command c : CommandTable.all()) {
-            if (byCommand[c.id()].calls.sum() > 0) {
+            if (byCommand[c.id()].calls.sum() > 0 || byCommand[c.id()].rejected.sum() > 0) {
                 out.put(c.name(), byCommand[c.id()]);
             }
         }

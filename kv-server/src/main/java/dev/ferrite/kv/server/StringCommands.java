@@ -15,9 +15,9 @@ import java.util.Map;
 /**
  * The string commands: GET SET (EX PX EXAT PXAT NX XX GET KEEPTTL) SETNX SETEX PSETEX GETSET
  * GETDEL GETEX MGET MSET MSETNX INCR INCRBY DECR DECRBY INCRBYFLOAT APPEND STRLEN GETRANGE
- * SETRANGE, with Redis's replies and error strings. Each is atomic per key across threads and
- * processes; MSET and MSETNX are atomic per key, not across their keys (a reader may see some of
- * the keys set before the others). Stateless.
+ * SETRANGE SUBSTR LCS, with Redis's replies and error strings. Each is atomic per key across
+ * threads and processes; MSET and MSETNX run alone and journaled ({@link CommandTable}): all keys
+ * or none, for readers and across a crash. Stateless.
  */
 final class StringCommands {
 
@@ -60,6 +60,7 @@ final class StringCommands {
             return Replies.integer(v == null ? 0 : v.length - ValueLayout.DATA);
         });
         r.add("getrange", 4, StringCommands::getRange);
+        r.add("substr", 4, StringCommands::getRange);
         r.add("setrange", 4, StringCommands::setRange);
     }
 
@@ -173,7 +174,7 @@ final class StringCommands {
                 return current;
             }
             byte[] copy = current.clone();
-            ValueLayout.putLong(copy, ValueLayout.EXPIRE_AT, expireAt);
+            ValueLayout.setExpireAt(copy, expireAt);
             return copy;
         });
         return data(value[0]);
@@ -199,43 +200,20 @@ final class StringCommands {
         return Replies.OK;
     }
 
-    /**
-     * MSETNX: sets every key if none exists. Each key is set only if absent; if one turns out to
-     * exist, the keys this call already set are removed again (if no one changed them since), so
-     * the outcome is all or none, though a reader may glimpse the first keys meanwhile. A key named
-     * twice takes its last value, as in Redis.
-     */
+    /** MSETNX: sets every key if none exists; runs alone and journaled ({@link CommandTable}). */
     private static RedisMessage msetNx(ServerContext c, ClientSession s, byte[][] a) {
         if (a.length % 2 == 0) {
             return Replies.arity("msetnx");
         }
         Keyspace ks = c.keyspace(s);
-        Map<ByteBuffer, byte[]> pairs = new LinkedHashMap<>();
         for (int i = 1; i < a.length; i += 2) {
             if (ks.live(a[i]) != null) {
                 return Replies.ZERO;
             }
-            pairs.put(ByteBuffer.wrap(a[i]), a[i + 1]);
         }
-        List<byte[][]> done = new ArrayList<>();
-        for (Map.Entry<ByteBuffer, byte[]> pair : pairs.entrySet()) {
-            byte[] stored = ValueLayout.encode(ValueLayout.NO_EXPIRY, pair.getValue());
-            byte[] key = pair.getKey().array();
-            boolean[] written = {false};
-            ks.writable().compute(key, (k, old) -> {
-                if (Keyspace.liveAt(old, System.currentTimeMillis()) != null) {
-                    return old;
-                }
-                written[0] = true;
-                return stored;
-            });
-            if (!written[0]) {
-                for (byte[][] kv : done) {
-                    ks.writable().remove(kv[0], kv[1]);
-                }
-                return Replies.ZERO;
-            }
-            done.add(new byte[][] {key, stored});
+        FerriteMap<byte[], byte[]> map = ks.writable();
+        for (int i = 1; i < a.length; i += 2) {
+            map.putBytes(a[i], ValueLayout.encode(ValueLayout.NO_EXPIRY, a[i + 1]));
         }
         return Replies.ONE;
     }
@@ -325,7 +303,8 @@ final class StringCommands {
             if (n < 0) {
                 return; // not the server's layout: the compute path reports it
             }
-            long at = segment.getLong(offset + ValueLayout.EXPIRE_AT);
+            long word = segment.getLong(offset + ValueLayout.EXPIRE_AT);
+            long at = ValueLayout.expireAtOfWord(word);
             if (at != ValueLayout.NO_EXPIRY && at <= System.currentTimeMillis()) {
                 return; // expired: counts as absent, rewritten from 0
             }
@@ -346,6 +325,9 @@ final class StringCommands {
             long next = value + delta;
             if (Args.writeDecimal(next, digits) == n) {
                 segment.copyFrom(digits, 0, offset + ValueLayout.DATA, n);
+                if (word != at) {
+                    segment.putLong(offset + ValueLayout.EXPIRE_AT, at); // a number now, as INCR writes it
+                }
                 reply = Replies.integer(next);
             }
         }
@@ -380,7 +362,9 @@ final class StringCommands {
             }
             byte[] text = LongDouble.format(next.value()).getBytes(StandardCharsets.US_ASCII);
             reply[0] = Replies.bulk(text);
-            return ValueLayout.encode(current == null ? ValueLayout.NO_EXPIRY : ValueLayout.expireAt(current), text);
+            byte[] out = ValueLayout.encode(current == null ? ValueLayout.NO_EXPIRY : ValueLayout.expireAt(current), text);
+            ValueLayout.setForm(out, ValueLayout.TEXT);
+            return out;
         });
         return reply[0];
     }
@@ -410,6 +394,9 @@ final class StringCommands {
             }
             System.arraycopy(a[2], 0, joined, ValueLayout.DATA + oldLength, a[2].length);
             length[0] = oldLength + a[2].length;
+            if (current != null) {
+                ValueLayout.setForm(joined, ValueLayout.EDITED); // a new key is encoded as SET would
+            }
             return joined;
         });
         return length[0] < 0 ? TOO_BIG : Replies.integer(length[0]);
@@ -472,6 +459,7 @@ final class StringCommands {
                 System.arraycopy(current, 0, out, 0, current.length);
             }
             System.arraycopy(patch, 0, out, ValueLayout.DATA + at, patch.length);
+            ValueLayout.setForm(out, ValueLayout.EDITED);
             length[0] = newLength;
             return out;
         });
