@@ -48,7 +48,7 @@ class FsyncTest {
                 for (int i = 0; i < 2000; i++) {
                     assertEquals("OK", c.call("SET", "key:" + i, value + round));
                 }
-                file = data.resolve("db0.ferrite").toRealPath().toString();
+                file = ServerFixture.databaseFile(data, 0).toRealPath().toString();
                 dirty = DirtyPages.kilobytes(file);
                 if (dirty <= 256) {
                     return;

@@ -41,6 +41,20 @@ abstract class ServerFixture {
         return server;
     }
 
+    /**
+     * @return the file of database {@code db} in a data directory, as its manifest names it
+     * @throws AssertionError if the manifest names none
+     */
+    static Path databaseFile(Path data, int db) throws java.io.IOException {
+        for (String line : java.nio.file.Files.readAllLines(data.resolve("databases"))) {
+            String[] f = line.split(" ");
+            if (f[0].equals(Integer.toString(db))) {
+                return data.resolve(f[1]);
+            }
+        }
+        throw new AssertionError("the manifest of " + data + " names no database " + db);
+    }
+
     @AfterEach
     void closeServer() {
         if (server != null) {

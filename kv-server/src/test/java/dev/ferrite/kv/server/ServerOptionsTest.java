@@ -41,7 +41,7 @@ class ServerOptionsTest {
             assertEquals("v", c.call("GET", "k"));
             Object tooLong = c.call("SET", "k", "x".repeat(5000));
             assertTrue(tooLong instanceof RespClient.Err e && e.text().contains("Protocol error"), String.valueOf(tooLong));
-            assertTrue(Files.exists(dir.resolve("data").resolve("db0.ferrite")));
+            assertTrue(Files.exists(ServerFixture.databaseFile(dir.resolve("data"), 0)));
         }
     }
 
