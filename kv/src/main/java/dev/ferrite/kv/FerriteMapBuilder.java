@@ -42,6 +42,8 @@ public final class FerriteMapBuilder<K, V> {
 
     private final Codec<K> keyCodec;
     private final Codec<V> valueCodec;
+    /** Chunk size of a pool the builder makes, or 0 for the pool's default. */
+    private long chunkSize;
     private Path file;
     private String shm;
     private ChunkPool pool;
@@ -216,6 +218,24 @@ public final class FerriteMapBuilder<K, V> {
     }
 
     /**
+     * @param bytes chunk size of a pool the builder makes: a power of two from 4 KiB to 1 GiB
+     *              (default: the pool's, 1 MiB). A map touches the first page of each section's
+     *              segment when it is made, and on a file system that reads ahead megabytes per
+     *              page fault every touch can cost that much of a file pool's disk: smaller chunks
+     *              keep the sections' first pages together (a new map of 256 sections in a file
+     *              pool, Linux ext4 with 8 MiB read-ahead: 226 MB of disk with 1 MiB chunks, 6.6 MB
+     *              with 64 KiB ones)
+     * @return this builder
+     */
+    public FerriteMapBuilder<K, V> chunkSize(long bytes) {
+        if (bytes < 4096 || bytes > (1L << 30) || Long.bitCount(bytes) != 1) {
+            throw new InvalidSpecException("chunkSize " + bytes + " is not a power of two from 4096 to " + (1L << 30));
+        }
+        this.chunkSize = bytes;
+        return this;
+    }
+
+    /**
      * Opens the map for reading only: it takes no client slot, writes nothing (writes throw
      * {@code UnsupportedOperationException}) and never waits for a writer.
      *
@@ -240,8 +260,11 @@ public final class FerriteMapBuilder<K, V> {
         if (pool != null) {
             return new FerriteMap<>(keyCodec, valueCodec, MapStore.create(pool, name, shape(pool)), null);
         }
-        ChunkPool made = backend().createPool(location().capacity(capacity)
-                .maxNamedSegments(2 * sectionCount() + 64).build());
+        PoolSpec.Builder spec = location().capacity(capacity).maxNamedSegments(2 * sectionCount() + 64);
+        if (chunkSize > 0) {
+            spec.chunkSize(chunkSize);
+        }
+        ChunkPool made = backend().createPool(spec.build());
         try {
             return new FerriteMap<>(keyCodec, valueCodec, MapStore.create(made, name, shape(made)), made);
         } catch (RuntimeException e) {

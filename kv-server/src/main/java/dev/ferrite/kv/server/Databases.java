@@ -39,8 +39,9 @@ import java.util.function.Consumer;
  * touches a closed map.
  *
  * <p>Making a map takes some hundred milliseconds: an event loop asks {@link #getOrCreateLater},
- * which makes it on the creator thread, so that the loop's other connections are not held up; one
- * spare is kept made ahead after the first database is, so most new databases take only a rename.
+ * which makes it on the creator thread, so that the loop's other connections are not held up.
+ * After a flush one spare is made ahead, so that the flushed database, written again, takes only a
+ * rename; a server that never flushes keeps no spare.
  * Thread-safe.
  */
 final class Databases implements AutoCloseable {
@@ -252,9 +253,6 @@ final class Databases implements AutoCloseable {
                     maps.set(index, map);
                     LOG.info("database {} {} in {} ms: {} keys, {}", index, fresh ? "made" : "opened",
                             (System.nanoTime() - start) / 1_000_000, map.longSize(), file);
-                    if (fresh) {
-                        makeSpareLater();
-                    }
                     return map;
                 }
             }
@@ -346,6 +344,7 @@ final class Databases implements AutoCloseable {
         writeManifest();
         files.forEach(directory::drop);
         retire(dropped);
+        makeSpareLater(); // a flushed database is written again soon, as a rule: it is made in a rename then
     }
 
     /**

@@ -27,17 +27,18 @@ import java.util.concurrent.atomic.AtomicLong;
  * so a command killed midway is found not to have run. Correct only while no other command changes
  * those entries meanwhile: callers run under {@link CommandGate#exclusive}.
  *
- * <p>A record is one or more parts, {@code (id, part)} keys of 12 bytes, then its commit marker
- * (part {@code -1}, holding the count of parts): a record without its marker was never complete,
- * and its command had not written yet. A part holds {@code [db u8][key length i32][key][value
- * length i32, -1 for absent][value]} entries, at most {@link #PART_BYTES} of them. Thread-safe.
+ * <p>A record is its head, under its id (8 bytes, big-endian), written last: the record is
+ * complete once the head is there, and a record without one never was (its command had not
+ * written yet). The head holds {@code [parts i32]} then entries {@code [db u8][key length i32][key]
+ * [value length i32, -1 for absent][value]}; a record of more than {@link #PART_BYTES} has its
+ * first entries in parts under {@code (id, part)} keys (12 bytes), each {@code [0 i32]} then
+ * entries, written before the head. A one-part record costs one put and one remove. Thread-safe.
  */
 final class UndoJournal implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(UndoJournal.class);
     /** Most bytes of entries per part: a part is one map value. */
     static final int PART_BYTES = 16 << 20;
-    private static final int COMMIT = -1;
     /** The journal's file name in the data directory. */
     static final String FILE = "journal.ferrite";
 
@@ -84,10 +85,11 @@ final class UndoJournal implements AutoCloseable {
      */
     long save(List<Entry> entries, Databases databases) {
         long id = nextId.getAndIncrement();
-        int part = 0;
+        List<byte[]> parts = new ArrayList<>();
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         DataOutputStream out = new DataOutputStream(bytes);
         try {
+            out.writeInt(0); // room for the head's part count
             for (Entry e : entries) {
                 FerriteMap<byte[], byte[]> db = databases.ifOpen(e.db());
                 byte[] value = db == null ? null : db.getBytes(e.key());
@@ -99,25 +101,30 @@ final class UndoJournal implements AutoCloseable {
                     out.write(value);
                 }
                 if (bytes.size() >= PART_BYTES) {
-                    map.putBytes(key(id, part++), bytes.toByteArray());
+                    parts.add(bytes.toByteArray());
                     bytes.reset();
+                    out.writeInt(0);
                 }
-            }
-            if (bytes.size() > 0) {
-                map.putBytes(key(id, part++), bytes.toByteArray());
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        map.putBytes(key(id, COMMIT), ByteBuffer.allocate(4).putInt(0, part).array()); // complete from here on
+        byte[] last = bytes.toByteArray();
+        // The head (the id's own key) is written last: the record is complete from then on. It holds
+        // the last entries itself, and the count of the parts written before it under (id, part).
+        for (int p = 0; p < parts.size(); p++) {
+            map.putBytes(key(id, p), parts.get(p));
+        }
+        ByteBuffer.wrap(last).putInt(0, parts.size());
+        map.putBytes(head(id), last);
         return id;
     }
 
-    /** Drops a record once its command is done: the marker first, then the parts. */
+    /** Drops a record once its command is done: the head first, then the parts. */
     void drop(long id) {
-        byte[] marker = map.getBytes(key(id, COMMIT));
-        map.removeBytes(key(id, COMMIT));
-        int parts = marker == null ? 0 : ByteBuffer.wrap(marker).getInt();
+        byte[] head = map.getBytes(head(id));
+        map.removeBytes(head(id));
+        int parts = head == null ? 0 : ByteBuffer.wrap(head).getInt();
         for (int p = 0; p < parts; p++) {
             map.removeBytes(key(id, p));
         }
@@ -142,10 +149,8 @@ final class UndoJournal implements AutoCloseable {
         do {
             cursor = map.scan(cursor, 1024, (k, v) -> {
                 all.add(k);
-                if (k.length == 12) {
-                    ByteBuffer b = ByteBuffer.wrap(k);
-                    long id = b.getLong();
-                    ids.merge(id, b.getInt() == COMMIT, Boolean::logicalOr);
+                if (k.length == 8 || k.length == 12) {
+                    ids.merge(ByteBuffer.wrap(k).getLong(), k.length == 8, Boolean::logicalOr);
                 }
             });
         } while (cursor != 0);
@@ -163,38 +168,49 @@ final class UndoJournal implements AutoCloseable {
     }
 
     private void restore(long id, Databases databases) {
-        byte[] marker = map.getBytes(key(id, COMMIT));
-        if (marker == null) {
+        byte[] head = map.getBytes(head(id));
+        if (head == null) {
             return;
         }
-        int parts = ByteBuffer.wrap(marker).getInt();
+        int parts = ByteBuffer.wrap(head).getInt();
         for (int p = 0; p < parts; p++) {
             byte[] part = map.getBytes(key(id, p));
             if (part == null) {
                 throw new FerriteException("journal record " + id + " lacks part " + p + " of " + parts);
             }
-            try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(part))) {
-                while (in.available() > 0) {
-                    int db = in.readUnsignedByte();
-                    byte[] key = in.readNBytes(in.readInt());
-                    int length = in.readInt();
-                    byte[] value = length < 0 ? null : in.readNBytes(length);
-                    if (db >= Databases.COUNT) {
-                        throw new FerriteException("journal record " + id + " names database " + db);
-                    }
-                    if (value == null) {
-                        FerriteMap<byte[], byte[]> m = databases.ifOpen(db);
-                        if (m != null) {
-                            m.removeBytes(key);
-                        }
-                    } else {
-                        databases.get(db).putBytes(key, value);
-                    }
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
+            restoreEntries(id, part, databases);
         }
+        restoreEntries(id, head, databases);
+    }
+
+    /** Puts back the entries of one part (or the head), after its 4-byte count. */
+    private static void restoreEntries(long id, byte[] part, Databases databases) {
+        try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(part))) {
+            in.readInt();
+            while (in.available() > 0) {
+                int db = in.readUnsignedByte();
+                byte[] key = in.readNBytes(in.readInt());
+                int length = in.readInt();
+                byte[] value = length < 0 ? null : in.readNBytes(length);
+                if (db >= Databases.COUNT) {
+                    throw new FerriteException("journal record " + id + " names database " + db);
+                }
+                if (value == null) {
+                    FerriteMap<byte[], byte[]> m = databases.ifOpen(db);
+                    if (m != null) {
+                        m.removeBytes(key);
+                    }
+                } else {
+                    databases.get(db).putBytes(key, value);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static byte[] head(long id) {
+        return ByteBuffer.allocate(8).putLong(id).array();
     }
 
     private static byte[] key(long id, int part) {
