@@ -21,6 +21,10 @@ public final class Main {
      * @throws InterruptedException if interrupted while serving
      */
     public static void main(String[] args) throws InterruptedException {
+        if (args.length == 1 && (args[0].equals("--help") || args[0].equals("-h"))) {
+            System.out.print(ServerOptions.help());
+            return;
+        }
         NettySettings.apply();
         quietLeakDetection();
         KvServer server;

@@ -20,10 +20,48 @@ import java.util.Map;
  */
 final class ServerOptions {
 
+    /** A setting: its name, its default as the runnable server has it, and what it sets. */
+    record Flag(String name, String defaultValue, String meaning) {
+    }
+
+    /** Every setting, in the order {@code --help} lists them. */
+    static final List<Flag> FLAGS = List.of(
+            new Flag("port", "6380", "the RESP port (0: any free port)"),
+            new Flag("http-port", Integer.toString(ServerOptions.DEFAULT_HTTP_PORT), "the HTTP port (-1: no HTTP)"),
+            new Flag("bind", "127.0.0.1", "the address to listen on; another than loopback needs requirepass"),
+            new Flag("data", "ferrite-data", "the data directory (made owner-only if missing)"),
+            new Flag("backend", "Ferrite's default", "the memory backend of the maps (unsafe, bytebuffer, ffm, shm)"),
+            new Flag("requirepass", "none", "the password for AUTH and the HTTP bearer token"),
+            new Flag("fsync", "everysec", "when writes are forced to disk: always, everysec or no"),
+            new Flag("maxclients", "10000", "most connections at once, RESP and HTTP together"),
+            new Flag("timeout", "0", "seconds an idle connection is kept (0: forever)"),
+            new Flag("threads", "one per core", "event-loop threads"),
+            new Flag("busy-poll", Integer.toString(KvServer.Builder.DEFAULT_BUSY_POLL_MICROS), "µs an idle event loop keeps polling before it sleeps (0 to 10000; 50 suits"
+                    + " clients that send without pause)"),
+            new Flag("max-output-buffer", "536870912", "bytes of replies a client may leave unread before it is"
+                    + " disconnected"),
+            new Flag("proto-max-bulk-len", Integer.toString(ServerLimits.DEFAULTS.maxBulkBytes()), "longest argument, in bytes"),
+            new Flag("max-arguments", Integer.toString(ServerLimits.DEFAULTS.maxArguments()), "most arguments in one request"),
+            new Flag("max-inline", Integer.toString(ServerLimits.DEFAULTS.maxInlineBytes()), "longest inline request line, in bytes"),
+            new Flag("max-request", Long.toString(ServerLimits.DEFAULTS.maxRequestBytes()), "most bytes of one request's arguments together"),
+            new Flag("maxmemory-clients", Long.toString(ServerLimits.DEFAULTS.maxClientsRequestBytes()), "most bytes all clients' unfinished requests hold together;"
+                    + " a client over it is disconnected"),
+            new Flag("http-allowed-hosts", "none", "comma-separated names HTTP requests may give as Host and Origin,"
+                    + " besides localhost, loopback and the bound address (*: any)"),
+            new Flag("config", "none", "a file of 'name value' lines with these names; flags win"));
+
     /** Every setting name, in the order the usage lists them. */
-    static final List<String> NAMES = List.of("port", "http-port", "bind", "data", "backend", "requirepass", "fsync",
-            "maxclients", "timeout", "threads", "busy-poll", "max-output-buffer", "proto-max-bulk-len",
-            "max-arguments", "max-inline", "max-request", "maxmemory-clients", "http-allowed-hosts", "config");
+    static final List<String> NAMES = FLAGS.stream().map(Flag::name).toList();
+
+    /** @return {@code --help}'s text: every flag with its default and meaning */
+    static String help() {
+        StringBuilder b = new StringBuilder("usage: java -jar ferrite-kv-server.jar [--name value ...]\n\n");
+        for (Flag f : FLAGS) {
+            b.append(String.format(java.util.Locale.ROOT, "  --%-19s %s (default: %s)%n", f.name(), f.meaning(),
+                    f.defaultValue()));
+        }
+        return b.toString();
+    }
 
     /** The defaults of the runnable server: RESP on 6380, HTTP on 8080, data in ./ferrite-data. */
     static final int DEFAULT_HTTP_PORT = 8080;

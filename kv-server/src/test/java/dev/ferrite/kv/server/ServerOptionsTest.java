@@ -63,4 +63,14 @@ class ServerOptionsTest {
                 () -> ServerOptions.parse(new String[] {"--config", conf.toString()}));
         assertEquals(conf + " line 2: unknown setting 'save'", line.getMessage());
     }
+
+    @Test
+    void helpListsEveryFlagWithItsDefault() {
+        String help = ServerOptions.help();
+        for (String name : ServerOptions.NAMES) {
+            assertTrue(help.contains("--" + name + " "), name + " in\n" + help);
+        }
+        assertTrue(help.contains("--busy-poll") && help.contains("(default: " + KvServer.Builder.DEFAULT_BUSY_POLL_MICROS + ")"));
+        assertEquals(ServerOptions.NAMES.size(), help.lines().filter(l -> l.startsWith("  --")).count());
+    }
 }
