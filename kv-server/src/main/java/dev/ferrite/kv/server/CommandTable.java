@@ -94,7 +94,8 @@ final class CommandTable {
      * Commands that change several entries: they run alone, their entries saved first in the
      * {@link UndoJournal}, so that a crash or a failure midway leaves none of their changes.
      */
-    private static final Set<String> JOURNALED = Set.of("mset", "msetnx", "rename", "renamenx", "move");
+    private static final Set<String> JOURNALED = Set.of("mset", "msetnx", "rename", "renamenx", "move", "del",
+            "unlink");
 
     /** Runs a command's body through the gate: alone, and journaled, where its kind needs it. */
     private static RedisMessage run(ServerContext server, ClientSession session, Command command, byte[][] args) {
