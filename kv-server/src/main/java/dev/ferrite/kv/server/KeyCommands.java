@@ -26,36 +26,30 @@ final class KeyCommands {
     static void register(CommandTable.Registry r) {
         r.add("del", -2, KeyCommands::del);
         r.add("unlink", -2, KeyCommands::del);
-        r.add("exists", -2, (c, s, a) -> {
-            Keyspace ks = c.keyspace(s);
-            long n = 0;
-            for (int i = 1; i < a.length; i++) {
-                if (ks.live(a[i]) != null) {
-                    n++;
-                }
-            }
-            return Replies.integer(n);
-        });
+        r.add("exists", -2, KeyCommands::countLive);
         r.add("type", 2, (c, s, a) -> Replies.simple(c.keyspace(s).live(a[1]) == null ? "none" : "string"));
         r.add("keys", 2, KeyCommands::keys);
         r.add("scan", -2, KeyCommands::scan);
         r.add("randomkey", 1, KeyCommands::randomKey);
         r.add("rename", 3, (c, s, a) -> rename(c, s, a, false));
         r.add("renamenx", 3, (c, s, a) -> rename(c, s, a, true));
-        r.add("touch", -2, (c, s, a) -> {
-            Keyspace ks = c.keyspace(s);
-            long n = 0;
-            for (int i = 1; i < a.length; i++) {
-                if (ks.live(a[i]) != null) {
-                    n++;
-                }
-            }
-            return Replies.integer(n);
-        });
+        r.add("touch", -2, KeyCommands::countLive); // no access times are kept: TOUCH counts as EXISTS
         r.add("copy", -3, KeyCommands::copy);
         r.add("move", 3, KeyCommands::move);
         r.add("swapdb", 3, KeyCommands::swapDb);
         r.add("object", -2, KeyCommands::object);
+    }
+
+    /** EXISTS and TOUCH: how many of the keys (a key named twice counts twice) are live. */
+    private static RedisMessage countLive(ServerContext c, ClientSession s, byte[][] a) {
+        Keyspace ks = c.keyspace(s);
+        long n = 0;
+        for (int i = 1; i < a.length; i++) {
+            if (ks.live(a[i]) != null) {
+                n++;
+            }
+        }
+        return Replies.integer(n);
     }
 
     /** COPY source destination [DB index] [REPLACE]: the value and its expiry, under the new name. */

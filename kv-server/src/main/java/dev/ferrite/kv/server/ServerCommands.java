@@ -1,17 +1,11 @@
 package dev.ferrite.kv.server;
 
 import dev.ferrite.kv.FerriteMap;
-import dev.ferrite.kv.MapStats;
 import io.netty.handler.codec.redis.RedisMessage;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 
 /**
  * The server's commands: TIME COMMAND (COUNT; DOCS and the list are empty, which redis-cli

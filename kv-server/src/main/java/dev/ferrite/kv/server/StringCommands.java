@@ -5,12 +5,9 @@ import dev.ferrite.kv.FerriteMap;
 import dev.ferrite.kv.ValueUpdater;
 import io.netty.handler.codec.redis.RedisMessage;
 
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The string commands: GET SET (EX PX EXAT PXAT NX XX GET KEEPTTL) SETNX SETEX PSETEX GETSET

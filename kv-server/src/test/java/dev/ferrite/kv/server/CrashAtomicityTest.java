@@ -4,9 +4,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -34,15 +32,15 @@ class CrashAtomicityTest {
     @Test
     void aKillWhileNewDatabasesAreMadeLeavesAServerThatStarts() throws Exception {
         for (int round = 0; round < 6; round++) {
-            int port = freePort();
-            Process server = startServer(port);
+            int port = ServerProcesses.freePort();
+            Process server = ServerProcesses.start(port, data, logs.resolve("server.log"));
             List<String> acknowledged = new ArrayList<>();
-            try (RespClient c = connect(port, server)) {
+            try (RespClient c = ServerProcesses.connect(port, server)) {
                 if (round == 0) {
                     c.call("SELECT", "0");
                     assertEquals("OK", c.call("SET", "old", "kept")); // a database that exists before the kills
                 }
-                Thread killer = killLater(server, ThreadLocalRandom.current().nextInt(1500));
+                Thread killer = ServerProcesses.killLater(server, ThreadLocalRandom.current().nextInt(1500));
                 try {
                     for (int i = 0; ; i++) {
                         int db = 1 + (round * 3 + i) % 15; // new databases, one after the other
@@ -78,9 +76,9 @@ class CrashAtomicityTest {
         int keys = 30_000;
         for (int round = 0; round < 8; round++) {
             boolean all = round % 2 == 0;
-            int port = freePort();
-            Process server = startServer(port);
-            try (RespClient c = connect(port, server)) {
+            int port = ServerProcesses.freePort();
+            Process server = ServerProcesses.start(port, data, logs.resolve("server.log"));
+            try (RespClient c = ServerProcesses.connect(port, server)) {
                 for (int db : new int[] {3, 4}) {
                     c.call("SELECT", Integer.toString(db));
                     for (int i = 0; i < keys; i++) {
@@ -124,13 +122,13 @@ class CrashAtomicityTest {
         int keys = 2000;
         int queued = 200;
         for (int round = 0; round < 8; round++) {
-            int port = freePort();
-            Process server = startServer(port);
+            int port = ServerProcesses.freePort();
+            Process server = ServerProcesses.start(port, data, logs.resolve("server.log"));
             long acknowledged = -1;
-            try (RespClient c = connect(port, server)) {
+            try (RespClient c = ServerProcesses.connect(port, server)) {
                 c.call("FLUSHALL");
                 assertEquals("OK", c.call("SET", "moving:a", "payload"));
-                Thread killer = killLater(server, 200 + ThreadLocalRandom.current().nextInt(800));
+                Thread killer = ServerProcesses.killLater(server, 200 + ThreadLocalRandom.current().nextInt(800));
                 try {
                     for (long i = 0; ; i++) {
                         String[] mset = new String[1 + 2 * keys];
@@ -178,55 +176,6 @@ class CrashAtomicityTest {
                 long names = (Long) c.call("EXISTS", "moving:a", "moving:b");
                 assertEquals(1L, names, "round " + round + ": the renamed key is under one name");
             }
-        }
-    }
-
-    /**
-     * Kills the server after {@code millis} from a thread of its own, so that the kill lands
-     * anywhere in the server's work, not only between a client's requests.
-     */
-    private static Thread killLater(Process server, long millis) {
-        Thread killer = new Thread(() -> {
-            try {
-                Thread.sleep(millis);
-            } catch (InterruptedException e) {
-                return;
-            }
-            server.destroyForcibly(); // SIGKILL: no shutdown hook runs
-        });
-        killer.start();
-        return killer;
-    }
-
-    private Process startServer(int port) throws IOException {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path")));
-        if (Runtime.version().feature() >= 24) {
-            cmd.add("--sun-misc-unsafe-memory-access=allow");
-        }
-        cmd.addAll(List.of(Main.class.getName(), "--port", Integer.toString(port), "--http-port", "-1",
-                "--data", data.toString()));
-        return new ProcessBuilder(cmd).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(logs.resolve("server.log").toFile())).start();
-    }
-
-    private static RespClient connect(int port, Process server) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (true) {
-            try {
-                return new RespClient(port);
-            } catch (IOException e) {
-                if (!server.isAlive() || System.nanoTime() > deadline) {
-                    throw new AssertionError("the server did not start on port " + port, e);
-                }
-                Thread.sleep(50);
-            }
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
         }
     }
 }

@@ -3,9 +3,7 @@ package dev.ferrite.kv.server;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.File;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,11 +26,11 @@ class KillDashNineTest {
     @Test
     void everyAcknowledgedSetSurvivesAKillOfTheServer() throws Exception {
         for (int round = 0; round < 3; round++) {
-            int port = freePort();
-            Process server = startServer(port);
+            int port = ServerProcesses.freePort();
+            Process server = ServerProcesses.start(port, data, data.resolve("server.log"));
             long acknowledged = -1;
             long counted = 0;
-            try (RespClient c = connect(port, server)) {
+            try (RespClient c = ServerProcesses.connect(port, server)) {
                 c.call("SELECT", "2");
                 // The kill comes 300-1000 ms after the first SET is acknowledged, not after the
                 // connect: a first SET that opens the map on a slow machine must not outlast the wait.
@@ -79,9 +77,9 @@ class KillDashNineTest {
 
     @Test
     void sigtermStopsTheServerCleanlyAndARestartKeepsValuesAndExpiry() throws Exception {
-        int port = freePort();
-        Process server = startServer(port);
-        try (RespClient c = connect(port, server)) {
+        int port = ServerProcesses.freePort();
+        Process server = ServerProcesses.start(port, data, data.resolve("server.log"));
+        try (RespClient c = ServerProcesses.connect(port, server)) {
             for (int i = 0; i < 1000; i++) {
                 c.send("SET", "k" + i, "v" + i);
             }
@@ -102,37 +100,6 @@ class KillDashNineTest {
             assertEquals("v999", c.call("GET", "k999"));
             long ttl = (Long) c.call("TTL", "expiring");
             assertTrue(ttl > 990 && ttl <= 1000, "the expiry survived the restart: " + ttl);
-        }
-    }
-
-    private Process startServer(int port) throws IOException {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path")));
-        if (Runtime.version().feature() >= 24) {
-            cmd.add("--sun-misc-unsafe-memory-access=allow");
-        }
-        cmd.addAll(List.of(Main.class.getName(), "--port", Integer.toString(port), "--http-port", "0",
-                "--data", data.toString()));
-        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(new File(data.toFile(), "server.log")).start();
-    }
-
-    private static RespClient connect(int port, Process server) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (true) {
-            try {
-                return new RespClient(port);
-            } catch (IOException e) {
-                if (!server.isAlive() || System.nanoTime() > deadline) {
-                    throw new AssertionError("the server did not start on port " + port, e);
-                }
-                Thread.sleep(50);
-            }
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
         }
     }
 }

@@ -1,0 +1,76 @@
+package dev.ferrite.kv.server;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runnable servers ({@link Main}) in child JVMs, for tests that kill them: start one on a port
+ * over a data directory, connect once it listens, kill it later from a thread of its own.
+ */
+final class ServerProcesses {
+
+    private ServerProcesses() {
+    }
+
+    /**
+     * Starts {@code java ... Main --port PORT --http-port -1 --data DATA} with this JVM's class path.
+     *
+     * @param log where its output goes (appended)
+     */
+    static Process start(int port, Path data, Path log) throws IOException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> cmd = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path")));
+        if (Runtime.version().feature() >= 24) {
+            cmd.add("--sun-misc-unsafe-memory-access=allow");
+        }
+        cmd.addAll(List.of(Main.class.getName(), "--port", Integer.toString(port), "--http-port", "-1",
+                "--data", data.toString()));
+        return new ProcessBuilder(cmd).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+    }
+
+    /** @return a client of the server once it listens; fails if it dies or takes over 30 s */
+    static RespClient connect(int port, Process server) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try {
+                return new RespClient(port);
+            } catch (IOException e) {
+                if (!server.isAlive() || System.nanoTime() > deadline) {
+                    throw new AssertionError("the server did not start on port " + port, e);
+                }
+                Thread.sleep(50);
+            }
+        }
+    }
+
+    /**
+     * Kills the server with SIGKILL after {@code millis} from a thread of its own, so that the kill
+     * lands anywhere in the server's work, not only between a client's requests.
+     *
+     * @return the thread, to join
+     */
+    static Thread killLater(Process server, long millis) {
+        Thread killer = new Thread(() -> {
+            try {
+                Thread.sleep(millis);
+            } catch (InterruptedException e) {
+                return;
+            }
+            server.destroyForcibly(); // SIGKILL: no shutdown hook runs
+        });
+        killer.start();
+        return killer;
+    }
+
+    /** @return a port no one listens on now */
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+}
