@@ -10,8 +10,21 @@ import java.util.List;
  * @param requestsPerSecond requests per second
  * @param p50Millis   median latency, ms
  * @param p99Millis   99th percentile latency, ms
+ * @param cpuSecondsPerMillion the server's CPU time (user and system, all its threads) per million
+ *                    requests of the test, in seconds; NaN where it was not measured
  */
-record BenchmarkRow(String test, double requestsPerSecond, double p50Millis, double p99Millis) {
+record BenchmarkRow(String test, double requestsPerSecond, double p50Millis, double p99Millis,
+                    double cpuSecondsPerMillion) {
+
+    /** A row without the server's CPU time. */
+    BenchmarkRow(String test, double requestsPerSecond, double p50Millis, double p99Millis) {
+        this(test, requestsPerSecond, p50Millis, p99Millis, Double.NaN);
+    }
+
+    /** @return this row with the server's CPU seconds per million requests */
+    BenchmarkRow withCpu(double secondsPerMillion) {
+        return new BenchmarkRow(test, requestsPerSecond, p50Millis, p99Millis, secondsPerMillion);
+    }
 
     /**
      * Parses redis-benchmark's CSV ({@code "test","rps","avg_latency_ms","min_latency_ms",

@@ -75,6 +75,16 @@ final class ServerProcess implements AutoCloseable {
     }
 
     /** @return the process's resident memory in bytes (VmRSS from /proc) */
+    /**
+     * @return the CPU time the process has used so far, user and system, all threads, in seconds
+     *         (from {@code /proc/<pid>/stat}, in Linux's 1/100 s ticks)
+     */
+    double cpuSeconds() throws IOException {
+        String stat = Files.readString(Path.of("/proc", Long.toString(pid()), "stat"));
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0; // utime, stime: fields 14 and 15
+    }
+
     long residentBytes() throws IOException {
         for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid()), "status"))) {
             if (line.startsWith("VmRSS:")) {

@@ -28,18 +28,23 @@ final class ServerReport {
     }
 
     /** The median and range of one server's rounds of one test. */
-    record Summary(double rps, double min, double max, double p50, double p99) {
+    record Summary(double rps, double min, double max, double p50, double p99, double cpu) {
         static Summary of(List<BenchmarkRow> rows) {
             List<Double> rps = new ArrayList<>();
             List<Double> p50 = new ArrayList<>();
             List<Double> p99 = new ArrayList<>();
+            List<Double> cpu = new ArrayList<>();
             for (BenchmarkRow r : rows) {
                 rps.add(r.requestsPerSecond());
                 p50.add(r.p50Millis());
                 p99.add(r.p99Millis());
+                if (!Double.isNaN(r.cpuSecondsPerMillion())) {
+                    cpu.add(r.cpuSecondsPerMillion());
+                }
             }
             return new Summary(median(rps), rps.stream().mapToDouble(d -> d).min().orElse(0),
-                    rps.stream().mapToDouble(d -> d).max().orElse(0), median(p50), median(p99));
+                    rps.stream().mapToDouble(d -> d).max().orElse(0), median(p50), median(p99),
+                    cpu.isEmpty() ? Double.NaN : median(cpu));
         }
 
         private static double median(List<Double> values) {
@@ -64,9 +69,12 @@ final class ServerReport {
                         + "%d rounds alternating which server goes first, after one unmeasured round on each as a warm-up; "
                         + "each pass starts once no AOF rewrite of Redis's is running. "
                         + "Each persistence mode is a pass of its own, with both servers started afresh. %s "
-                        + "Ferrite in both: `--threads 1 --busy-poll " + r.busyPollMicros + "`, `-XX:+UseSerialGC -Xmx512m`. "
+                        + "Ferrite in both: `--threads 1`, no busy polling (its default, as Redis), `-XX:+UseSerialGC -Xmx512m`"
+                        + (r.busyPollMicros > 0 ? "; beside it, as a separate labelled variant, the same with `--busy-poll "
+                        + r.busyPollMicros + "`" : "") + ". "
                         + "Throughput is the median of the rounds (range in brackets); p50/p99 are medians of the rounds' "
-                        + "percentiles, in ms.\n\n",
+                        + "percentiles, in ms; CPU is the server process's user and system seconds per million requests "
+                        + "of the test, median of the rounds.\n\n",
                 ZonedDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm z")), r.cpu, r.java,
                 r.redisVersion, ServerVsRedis.TESTS, r.requests, ServerVsRedis.KEY_RANGE, ServerVsRedis.VALUE_BYTES,
                 ServerVsRedis.CLIENTS, ServerVsRedis.PIPELINE, ServerVsRedis.FEW_CLIENT_TESTS,
@@ -94,17 +102,39 @@ final class ServerReport {
     }
 
     private static void table(ServerVsRedis.ServerResults r, StringBuilder b) {
-        b.append("| mode | test | Redis req/s | Ferrite req/s | Ferrite / Redis | Redis p50 / p99 | Ferrite p50 / p99 |\n");
-        b.append("|---|---|---:|---:|---:|---:|---:|\n");
+        table(r, b, "Ferrite");
+        if (r.busyPollMicros > 0) {
+            String variant = ServerVsRedis.busyPollVariant(r.busyPollMicros);
+            b.append("\n").append(variant).append(": a separate variant, Ferrite with `--busy-poll ")
+                    .append(r.busyPollMicros).append("` (its event loop polls that long for the next request before it "
+                    + "sleeps, keeping its core busy while requests follow each other), against the same Redis:\n\n");
+            table(r, b, variant);
+        }
+        memory(r, b);
+    }
+
+    /** The rows of one Ferrite (the default, or a variant) against Redis: throughput, latency, CPU per million. */
+    private static void table(ServerVsRedis.ServerResults r, StringBuilder b, String ferriteName) {
+        b.append("| mode | test | Redis req/s | Ferrite req/s | Ferrite / Redis | Redis p50 / p99 | Ferrite p50 / p99 "
+                + "| Redis CPU s / 1M | Ferrite CPU s / 1M |\n");
+        b.append("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Map.Entry<String, Map<String, Map<String, List<BenchmarkRow>>>> m : r.rows.entrySet()) {
             for (Map.Entry<String, Map<String, List<BenchmarkRow>>> t : m.getValue().entrySet()) {
                 Summary redis = Summary.of(t.getValue().getOrDefault("Redis", List.of()));
-                Summary ferrite = Summary.of(t.getValue().getOrDefault("Ferrite", List.of()));
-                b.append(String.format(Locale.ROOT, "| %s | %s | %,.0f (%,.0f–%,.0f) | %,.0f (%,.0f–%,.0f) | **%.2fx** | %.3f / %.3f | %.3f / %.3f |%n",
+                Summary ferrite = Summary.of(t.getValue().getOrDefault(ferriteName, List.of()));
+                b.append(String.format(Locale.ROOT, "| %s | %s | %,.0f (%,.0f–%,.0f) | %,.0f (%,.0f–%,.0f) | **%.2fx** | %.3f / %.3f | %.3f / %.3f | %s | %s |%n",
                         m.getKey(), t.getKey(), redis.rps(), redis.min(), redis.max(), ferrite.rps(), ferrite.min(),
-                        ferrite.max(), ferrite.rps() / redis.rps(), redis.p50(), redis.p99(), ferrite.p50(), ferrite.p99()));
+                        ferrite.max(), ferrite.rps() / redis.rps(), redis.p50(), redis.p99(), ferrite.p50(), ferrite.p99(),
+                        cpu(redis.cpu()), cpu(ferrite.cpu())));
             }
         }
+    }
+
+    private static String cpu(double secondsPerMillion) {
+        return Double.isNaN(secondsPerMillion) ? "–" : String.format(Locale.ROOT, "%.2f", secondsPerMillion);
+    }
+
+    private static void memory(ServerVsRedis.ServerResults r, StringBuilder b) {
         b.append("\nMemory with exactly 1,000,000 keys of 100 bytes (`key:%012d`), after a full GC for Ferrite:\n\n");
         b.append("| server | keys | used_memory (INFO) | resident set (RSS) |\n|---|---:|---:|---:|\n");
         for (Map.Entry<String, long[]> e : r.memory.entrySet()) {
@@ -120,8 +150,8 @@ final class ServerReport {
         ServerVsRedis.ServerResults first = passes.get(0);
         StringBuilder b = new StringBuilder();
         b.append("Ferrite KV server against Redis ").append(first.redisVersion)
-                .append(" on the same core (`java -jar bench/target/ferrite-bench.jar --redis`; Ferrite with `--busy-poll ")
-                .append(first.busyPollMicros).append("`; median of ")
+                .append(" on the same core (`java -jar bench/target/ferrite-bench.jar --redis`; Ferrite with its defaults, "
+                        + "no busy polling; median of ")
                 .append(first.rounds).append(" rounds; Ferrite / Redis requests per second, and p99 in ms; full tables in "
                         + "[docs/SERVER-BENCHMARKS.md](docs/SERVER-BENCHMARKS.md)):\n\n");
         StringBuilder heading = new StringBuilder("| test |");
@@ -189,7 +219,7 @@ final class ServerReport {
 
     /** @return every round of every pass: persistence, load, test, server, round, req/s, p50, p99 */
     static String csv(List<ServerVsRedis.ServerResults> passes) {
-        StringBuilder b = new StringBuilder("persistence,load,test,server,round,rps,p50_ms,p99_ms\n");
+        StringBuilder b = new StringBuilder("persistence,load,test,server,round,rps,p50_ms,p99_ms,cpu_s_per_million\n");
         for (ServerVsRedis.ServerResults r : passes) {
             r.rows.forEach((load, tests) -> tests.forEach((test, servers) -> servers.forEach((server, rows) -> {
                 for (int i = 0; i < rows.size(); i++) {
@@ -197,7 +227,7 @@ final class ServerReport {
                     b.append('"').append(r.persistence.label).append("\",\"").append(load).append("\",\"").append(test)
                             .append("\",").append(server).append(',').append(i + 1).append(',')
                             .append(row.requestsPerSecond()).append(',').append(row.p50Millis()).append(',')
-                            .append(row.p99Millis()).append('\n');
+                            .append(row.p99Millis()).append(',').append(row.cpuSecondsPerMillion()).append('\n');
                 }
             })));
         }

@@ -26,13 +26,16 @@ import java.util.concurrent.TimeUnit;
  * disk), then without persistence (Redis with neither snapshots nor append-only file; Ferrite
  * {@code --fsync no} with its data in {@code /dev/shm}). Each pass starts {@code redis-server}
  * (installed with apt-get if missing and running as root) and {@code ferrite-kv-server} (one
- * event-loop thread, its default busy polling unless {@code --busy-poll MICROS} says otherwise,
- * {@code -XX:+UseSerialGC -Xmx512m}) afresh, each pinned with {@code taskset} to core 0 and on a
+ * event-loop thread, its defaults: no busy polling; {@code -XX:+UseSerialGC -Xmx512m}) afresh, and a
+ * labelled variant of Ferrite with {@code --busy-poll 50} ({@code --busy-poll MICROS} sets the
+ * window, 0 runs no variant), each pinned with {@code taskset} to core 0 and on a
  * free loopback port; runs {@code redis-benchmark} pinned to core 1 with {@code -t
  * set,get,incr,mset -n N -r 1000000 -d 100 -c 50}, unpipelined and with {@code -P 16}, and {@code
  * -t get,incr -n N/10} from 1 and from 4 unpipelined clients (where a server's wake-ups decide),
+ * one test per run with each server's CPU seconds per million requests read from {@code /proc},
  * after one unmeasured round on each server (the warm-up), for an even number of rounds (4
- * unless {@code --rounds} says otherwise) alternating which server goes first; then loads exactly 1,000,000 keys of 100 bytes into each and reads their
+ * unless {@code --rounds} says otherwise), odd rounds in the servers' order and even ones in
+ * reverse; then loads exactly 1,000,000 keys of 100 bytes into Redis and Ferrite and reads their
  * memory ({@code INFO memory}'s {@code used_memory} and the process's resident set). Writes
  * {@code server-vs-redis.md}, {@code .html} and {@code .csv} into DIR (default {@code
  * bench-results}); {@code --publish} also writes {@code docs/SERVER-BENCHMARKS.md} and the summary
@@ -66,6 +69,11 @@ public final class ServerVsRedis {
      */
     record Load(String label, int clients, int pipeline, int requests, String tests) {
 
+        /** @return this load for one of its tests */
+        Load only(String test) {
+            return new Load(label, clients, pipeline, requests, test);
+        }
+
         /** @return the loads of a run with {@code requests} per test of the main loads */
         static List<Load> all(int requests) {
             int few = Math.max(1, requests / 10);
@@ -76,8 +84,16 @@ public final class ServerVsRedis {
         }
     }
 
-    /** Ferrite's {@code --busy-poll} in µs unless the bench's own {@code --busy-poll} says otherwise: the server's default. */
-    static final int DEFAULT_BUSY_POLL_MICROS = KvServer.Builder.DEFAULT_BUSY_POLL_MICROS;
+    /**
+     * The busy-poll window of the labelled variant {@link #busyPollVariant} runs beside Ferrite with
+     * its defaults (no polling, as Redis), unless the bench's {@code --busy-poll} says otherwise (0: no variant).
+     */
+    static final int DEFAULT_BUSY_POLL_MICROS = KvServer.Builder.SUGGESTED_BUSY_POLL_MICROS;
+
+    /** @return the report's name of Ferrite run with a busy-poll window of {@code micros} */
+    static String busyPollVariant(int micros) {
+        return "Ferrite, busy-poll " + micros + " µs";
+    }
 
     private ServerVsRedis() {
     }
@@ -155,17 +171,23 @@ public final class ServerVsRedis {
                 "--dir", mkdir(work.resolve("redis")).toString(), "--daemonize", "no"));
         redisCommand.addAll(mode.redisArguments());
         out.printf("pass: %s (%s)%n", mode.label, mode.description);
+        int window = results.busyPollMicros;
         try (ServerProcess redis = ServerProcess.start("Redis", 0, redisCommand, work.resolve("redis.log"));
              ServerProcess ferrite = ServerProcess.start("Ferrite", 0,
-                     ferriteCommand(mkdir(ferriteData), mode.ferriteFsync(), results.busyPollMicros),
-                     work.resolve("ferrite.log"))) {
-            out.printf("redis-server on port %d (pid %d), ferrite-kv-server on port %d (pid %d), both on core 0%n",
-                    redis.port, redis.pid(), ferrite.port, ferrite.pid());
+                     ferriteCommand(mkdir(ferriteData), mode.ferriteFsync(), KvServer.Builder.DEFAULT_BUSY_POLL_MICROS),
+                     work.resolve("ferrite.log"));
+             ServerProcess polling = window == 0 ? null : ServerProcess.start(busyPollVariant(window), 0,
+                     ferriteCommand(mkdir(Path.of(ferriteData + "-polling")), mode.ferriteFsync(), window),
+                     work.resolve("ferrite-polling.log"))) {
+            out.printf("redis-server on port %d (pid %d), ferrite-kv-server on port %d (pid %d)%s, all on core 0%n",
+                    redis.port, redis.pid(), ferrite.port, ferrite.pid(), polling == null ? ""
+                            : ", with --busy-poll " + window + " on port " + polling.port + " (pid " + polling.pid() + ")");
+            List<ServerProcess> servers = polling == null ? List.of(redis, ferrite) : List.of(redis, ferrite, polling);
             // A whole unmeasured round on each: after one pass of 1,000,000 INCRs with -P 16, the
             // JIT compiler threads still took 32% of the server's core in the next pass, which ran
             // at 508-556k requests/s against 800-833k after three passes.
             List<Load> loads = Load.all(results.requests);
-            for (ServerProcess s : List.of(redis, ferrite)) {
+            for (ServerProcess s : servers) {
                 for (Load load : loads) {
                     out.printf("warm-up: %s, %s%n", s.name, load.label());
                     Tools.redisBenchmark(s.port, load, out);
@@ -173,11 +195,15 @@ public final class ServerVsRedis {
             }
             for (int round = 1; round <= results.rounds; round++) {
                 for (Load load : loads) {
-                    List<ServerProcess> order = round % 2 == 1 ? List.of(redis, ferrite) : List.of(ferrite, redis);
+                    // Odd rounds in the servers' order, even rounds in reverse: each position as often.
+                    List<ServerProcess> order = new ArrayList<>(servers);
+                    if (round % 2 == 0) {
+                        java.util.Collections.reverse(order);
+                    }
                     for (ServerProcess s : order) {
                         Tools.awaitQuiet(redis); // no AOF rewrite of Redis's left running into a round
                         out.printf("%s, round %d/%d, %s, %s%n", mode.label, round, results.rounds, s.name, load.label());
-                        for (BenchmarkRow row : Tools.redisBenchmark(s.port, load, out)) {
+                        for (BenchmarkRow row : measure(s, load, out)) {
                             results.add(load.label(), row.test(), s.name, row);
                         }
                     }
@@ -197,10 +223,29 @@ public final class ServerVsRedis {
             }
         } finally {
             Tools.deleteTree(work);
-            if (!ferriteData.startsWith(work)) {
-                Tools.deleteTree(ferriteData);
+            for (Path data : List.of(ferriteData, Path.of(ferriteData + "-polling"))) {
+                if (!data.startsWith(work)) {
+                    Tools.deleteTree(data);
+                }
             }
         }
+    }
+
+    /**
+     * Runs a load's tests one by one against a server, each with the server's CPU seconds per
+     * million requests read from {@code /proc} before and after it.
+     */
+    private static List<BenchmarkRow> measure(ServerProcess s, Load load, PrintStream out)
+            throws IOException, InterruptedException {
+        List<BenchmarkRow> rows = new ArrayList<>();
+        for (String test : load.tests().split(",")) {
+            double before = s.cpuSeconds();
+            List<BenchmarkRow> one = Tools.redisBenchmark(s.port, load.only(test), out);
+            double perMillion = (s.cpuSeconds() - before) / load.requests() * 1e6;
+            out.printf("  server CPU %.2f s per million requests%n", perMillion);
+            one.forEach(row -> rows.add(row.withCpu(perMillion)));
+        }
+        return rows;
     }
 
     private static List<String> ferriteCommand(Path data, String fsync, int busyPollMicros) {
@@ -225,7 +270,7 @@ public final class ServerVsRedis {
         final Persistence persistence;
         final int rounds;
         final int requests;
-        /** Ferrite's {@code --busy-poll} in µs. */
+        /** The busy-poll window of the labelled variant in µs, 0 if it did not run. */
         final int busyPollMicros;
         final String redisVersion;
         final String cpu;

@@ -48,14 +48,20 @@ class ServerReportTest {
         assertTrue(md.indexOf("**1.20x**") > durableAt && md.indexOf("**1.20x**") < noneAt, md);
         assertTrue(md.indexOf("**0.50x**") > noneAt, md);
         assertTrue(md.contains("`--fsync everysec`") && md.contains("`appendonly no`") && md.contains("`/dev/shm`"), md);
-        assertTrue(ServerReport.setup(passes).contains("`--threads 1 --busy-poll 25`"), ServerReport.setup(passes));
+        assertTrue(ServerReport.setup(passes).contains("`--threads 1`, no busy polling")
+                && ServerReport.setup(passes).contains("the same with `--busy-poll 25`"), ServerReport.setup(passes));
+        // The variant's own table, and CPU seconds per million requests beside throughput and p99.
+        assertTrue(md.contains("Ferrite, busy-poll 25 µs: a separate variant"), md);
+        assertTrue(md.contains("| unpipelined | GET | 110,000 (100,000–120,000) | 150,000 (140,000–160,000) | **1.36x** |"), md);
+        assertTrue(md.contains("| 0.300 / 0.900 | 2.50 | 3.10 |"), md);
+        assertTrue(md.contains("| -P 16 | GET | 500,000 (500,000–500,000) | 400,000 (400,000–400,000) | **0.80x** | 1.200 / 3.000 | 1.500 / 4.000 | – | – |"), md);
 
         String summary = ServerReport.summary(passes);
         assertTrue(summary.contains("| test | durable, unpipelined | durable, `-P 16` | no persistence, unpipelined "
                 + "| no persistence, `-P 16` |"), summary);
         assertTrue(summary.contains("| GET | 1.20x (p99 0.900 / 1.500) | 0.80x (p99 4.000 / 3.000) "
                 + "| 0.50x (p99 0.900 / 1.500) | 0.80x (p99 4.000 / 3.000) |"), summary);
-        assertTrue(summary.contains("Ferrite with `--busy-poll 25`"), summary);
+        assertTrue(summary.contains("Ferrite with its defaults, no busy polling"), summary);
         assertTrue(summary.contains("Durable, unpipelined, few clients: GET from 1 client 1.88x (30,001 vs 16,000 req/s)."),
                 summary);
         assertTrue(summary.contains("Memory for 1M keys of 100 B: durable, Redis used_memory 200 MiB (RSS 210 MiB), "
@@ -66,9 +72,10 @@ class ServerReportTest {
         String html = Files.readString(dir.resolve("server-vs-redis.html"));
         assertTrue(html.contains("<svg") && html.contains("132,000/s") && html.contains("No persistence, unpipelined"), html);
         List<String> csv = Files.readAllLines(dir.resolve("server-vs-redis.csv"));
-        assertEquals(37, csv.size()); // header + 2 passes x 18 rounds
-        assertTrue(csv.contains("\"durable\",\"1 client\",\"GET\",Ferrite,3,30002.0,0.03,0.05"), csv.toString());
-        assertTrue(csv.contains("\"no persistence\",\"unpipelined\",\"GET\",Redis,1,200000.0,0.2,0.5"), csv.toString());
+        assertEquals(43, csv.size()); // header + 2 passes x (18 rounds + 3 of the variant)
+        assertTrue(csv.contains("\"durable\",\"1 client\",\"GET\",Ferrite,3,30002.0,0.03,0.05,NaN"), csv.toString());
+        assertTrue(csv.contains("\"no persistence\",\"unpipelined\",\"GET\",Redis,1,200000.0,0.2,0.5,2.5"),
+                csv.toString());
     }
 
     @Test
@@ -85,8 +92,10 @@ class ServerReportTest {
     private static ServerVsRedis.ServerResults results(Persistence mode, double[] redis, double[] ferrite) {
         ServerVsRedis.ServerResults r = new ServerVsRedis.ServerResults(mode, 3, 1000, 25, "7.0.15", "test CPU");
         for (int i = 0; i < 3; i++) {
-            r.add("unpipelined", "GET", "Redis", new BenchmarkRow("GET", redis[i], 0.2, 0.5 + i));
-            r.add("unpipelined", "GET", "Ferrite", new BenchmarkRow("GET", ferrite[i], 0.3, 0.9));
+            r.add("unpipelined", "GET", "Redis", new BenchmarkRow("GET", redis[i], 0.2, 0.5 + i, 2.5));
+            r.add("unpipelined", "GET", "Ferrite", new BenchmarkRow("GET", ferrite[i], 0.3, 0.9, 3.0 + 0.1 * i));
+            r.add("unpipelined", "GET", ServerVsRedis.busyPollVariant(25),
+                    new BenchmarkRow("GET", 140_000 + 10_000 * i, 0.2, 0.6, 4.0));
             r.add("-P 16", "GET", "Redis", new BenchmarkRow("GET", 500_000, 1.2, 3.0));
             r.add("-P 16", "GET", "Ferrite", new BenchmarkRow("GET", 400_000, 1.5, 4.0));
             r.add("1 client", "GET", "Redis", new BenchmarkRow("GET", 16_000, 0.06, 0.1));
