@@ -139,7 +139,8 @@ class ReadmeExamplesTest {
     }
 
     /**
-     * The flags an example's {@code // JVM flags: A B, on JDK 24+ C} comment names for this JDK.
+     * The flags an example's {@code // JVM flags: A B, on JDK 24+ C} comment names for this JDK
+     * ({@code A B} may be empty).
      */
     static List<String> flags(String source) {
         Matcher m = FLAGS.matcher(source);
@@ -152,6 +153,7 @@ class ReadmeExamplesTest {
         if (newer >= 0 && Runtime.version().feature() >= 24) {
             flags.addAll(List.of(line.substring(newer + NEWER_JDKS.length()).split(" ")));
         }
+        flags.removeIf(String::isBlank); // "// JVM flags: , on JDK 24+ X" names none before 24
         return flags;
     }
 
