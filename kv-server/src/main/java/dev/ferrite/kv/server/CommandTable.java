@@ -35,9 +35,22 @@ final class CommandTable {
      * @param beforeAuth whether it runs before the client logged in (AUTH, HELLO, QUIT)
      * @param write     whether it may change its database
      * @param keys      where its keys are, or null if it names none
+     * @param alone     how it runs beside other commands ({@link Alone})
+     * @param otherDatabases whether it may change databases besides the selected one
      * @param body      what it does
      */
-    record Command(int id, String name, int arity, boolean beforeAuth, boolean write, Keys keys, Body body) {
+    record Command(int id, String name, int arity, boolean beforeAuth, boolean write, Keys keys, Alone alone,
+                   boolean otherDatabases, Body body) {
+    }
+
+    /** How a command runs beside the others, decided once per command when the table is filled. */
+    enum Alone {
+        /** Beside any other command ({@link CommandGate#enter}). */
+        NO,
+        /** With no other command running ({@link CommandGate#exclusive}). */
+        YES,
+        /** Alone and journaled when it names more than one entry ({@link #journaled}). */
+        JOURNALED
     }
 
     /**
@@ -99,15 +112,13 @@ final class CommandTable {
 
     /** Runs a command's body through the gate: alone, and journaled, where its kind needs it. */
     private static RedisMessage run(ServerContext server, ClientSession session, Command command, byte[][] args) {
-        String name = command.name();
-        if (JOURNALED.contains(name)) {
+        if (command.alone() == Alone.JOURNALED) {
             List<UndoJournal.Entry> entries = entries(command, session.db, args);
             if (entries.size() > 1) { // one entry changes in one step anyway
                 return server.gate.exclusive(() -> journaled(server, session, entries,
                         () -> command.body().run(server, session, args)));
             }
-        }
-        if (EXCLUSIVE.contains(name)) {
+        } else if (command.alone() == Alone.YES) {
             return server.gate.exclusive(() -> command.body().run(server, session, args));
         }
         CommandGate.Lane lane = server.gate.enter();
@@ -183,7 +194,9 @@ final class CommandTable {
         List<Command> all = new ArrayList<>();
         Registry r = (name, arity, beforeAuth, body) ->
                 all.add(new Command(all.size(), name, arity, beforeAuth, WRITES.contains(name),
-                        KEYLESS.contains(name) ? null : MORE_KEYS.getOrDefault(name, Keys.FIRST), body));
+                        KEYLESS.contains(name) ? null : MORE_KEYS.getOrDefault(name, Keys.FIRST),
+                        JOURNALED.contains(name) ? Alone.JOURNALED : EXCLUSIVE.contains(name) ? Alone.YES : Alone.NO,
+                        OTHER_DATABASES.contains(name), body));
         ConnectionCommands.register(r);
         ServerCommands.register(r);
         InfoCommand.register(r);
@@ -297,7 +310,7 @@ final class CommandTable {
             if (command.write()) {
                 session.dirtyDatabases |= 1 << session.db; // before running: a failed write may have written
             }
-            if (OTHER_DATABASES.contains(command.name())) {
+            if (command.otherDatabases()) {
                 session.dirtyDatabases = (1 << Databases.COUNT) - 1;
             }
             reply = run(server, session, command, args);

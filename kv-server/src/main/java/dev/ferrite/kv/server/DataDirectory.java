@@ -19,7 +19,6 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -227,17 +226,6 @@ final class DataDirectory implements AutoCloseable {
             throw new FerriteException("cannot delete " + file + ": " + e, e);
         }
         sync();
-    }
-
-    /** @return the names of the directory's files, for tests and messages */
-    List<String> names() {
-        List<String> out = new ArrayList<>();
-        try (DirectoryStream<Path> all = Files.newDirectoryStream(dir)) {
-            all.forEach(p -> out.add(p.getFileName().toString()));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return out;
     }
 
     /** Forces the directory, so that its renames and deletions survive a crash of the machine. */

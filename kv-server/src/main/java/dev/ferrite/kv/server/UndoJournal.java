@@ -217,11 +217,6 @@ final class UndoJournal implements AutoCloseable {
         return ByteBuffer.allocate(12).putLong(id).putInt(part).array();
     }
 
-    /** @return whether the journal holds no record (for tests) */
-    boolean isEmpty() {
-        return map.isEmpty();
-    }
-
     @Override
     public void close() {
         map.close();
