@@ -226,6 +226,7 @@ public final class FerriteMapBuilder<K, V> {
      *              pool, Linux ext4 with 8 MiB read-ahead: 226 MB of disk with 1 MiB chunks, 6.6 MB
      *              with 64 KiB ones)
      * @return this builder
+     * @throws InvalidSpecException if {@code bytes} is not a power of two from 4096 to 2^30
      */
     public FerriteMapBuilder<K, V> chunkSize(long bytes) {
         if (bytes < 4096 || bytes > (1L << 30) || Long.bitCount(bytes) != 1) {

@@ -313,6 +313,7 @@ public final class KvServer implements AutoCloseable {
          * looked up. {@code "*"} allows every name (the guard off). Default: none.
          *
          * @param names the extra names; replaces the ones given before
+         * @throws FerriteException if a name is null, blank or holds a space
          */
         public Builder httpAllowedHosts(Collection<String> names) {
             for (String n : names) {
