@@ -29,6 +29,8 @@ public final class PoolSpec {
         SHM
     }
 
+    /** Where shm pools live: a RAM file system shared by every process of the machine. */
+    public static final Path SHM_DIRECTORY = Path.of("/dev/shm");
     /** Smallest chunk size: 4096 bytes, one page. */
     public static final long MIN_CHUNK_SIZE = 1L << 12;
     /** Largest chunk size: 1 GiB. */
@@ -140,6 +142,14 @@ public final class PoolSpec {
     /** @return the shm name for {@link Kind#SHM}, else null */
     public String shmName() {
         return shmName;
+    }
+
+    /**
+     * @return the file that holds the pool: the pool file for {@link Kind#FILE}, {@code
+     *         /dev/shm/<name>} for {@link Kind#SHM}, null for {@link Kind#ANONYMOUS} memory
+     */
+    public Path backingFile() {
+        return kind == Kind.FILE ? path : kind == Kind.SHM ? SHM_DIRECTORY.resolve(shmName) : null;
     }
 
     /** @return bytes per chunk, a power of two in [{@value #MIN_CHUNK_SIZE}, {@value #MAX_CHUNK_SIZE}] */

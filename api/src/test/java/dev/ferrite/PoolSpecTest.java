@@ -30,6 +30,13 @@ class PoolSpecTest {
     }
 
     @Test
+    void theBackingFileIsThePoolFileOrTheShmFile() {
+        assertEquals(Path.of("data", "p.pool"), PoolSpec.file(Path.of("data", "p.pool")).build().backingFile());
+        assertEquals(Path.of("/dev/shm/orders"), PoolSpec.shm("orders").build().backingFile());
+        assertNull(PoolSpec.anonymous().build().backingFile());
+    }
+
+    @Test
     void defaultExtentIsCapacityRoundedUpToAPowerOfTwoAtMostOneGib() {
         assertEquals(4L << 20, PoolSpec.anonymous().capacity(3L << 20).build().extentSize());
         assertEquals(1L << 30, PoolSpec.anonymous().capacity(200L << 30).build().extentSize());

@@ -16,7 +16,7 @@ import java.nio.file.Path;
 public abstract class AbstractMemoryBackend implements MemoryBackend {
 
     /** Where shm pools live. */
-    public static final Path SHM_DIR = Path.of("/dev/shm");
+    public static final Path SHM_DIR = PoolSpec.SHM_DIRECTORY;
 
     /** @return how this backend reaches memory; called only when available */
     protected abstract MemoryAccess access();

@@ -1,6 +1,10 @@
 package dev.ferrite.internal;
 
-import java.lang.ref.Cleaner;
+import java.lang.ref.PhantomReference;
+import java.lang.ref.Reference;
+import java.lang.ref.ReferenceQueue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -8,6 +12,9 @@ import org.slf4j.LoggerFactory;
  * Opt-in leak detection ({@code -Dferrite.leakDetection=true}): every handle records where it was
  * made, and a handle that the garbage collector finds unclosed is logged at WARN with that stack
  * under the logger {@code dev.ferrite.leak}. Costs a stack trace per handle, so it is off by default.
+ *
+ * <p>Runs no thread of its own: collected handles are reported by the next handle tracked and when
+ * a pool closes (as Netty's leak detector reports at the next allocation). Thread-safe.
  */
 public final class LeakTracker {
 
@@ -15,11 +22,10 @@ public final class LeakTracker {
     public static final String SETTING = "leakDetection";
 
     private static final Logger LOG = LoggerFactory.getLogger("dev.ferrite.leak");
-    private static final Cleaner CLEANER = Cleaner.create(r -> {
-        Thread t = new Thread(r, "ferrite-leak-detector");
-        t.setDaemon(true);
-        return t;
-    });
+    /** Where the collector puts the records of handles it found unreachable. */
+    private static final ReferenceQueue<Object> COLLECTED = new ReferenceQueue<>();
+    /** The records of handles not closed yet; keeps each record reachable until it is reported or closed. */
+    private static final Set<Tracked> OPEN = ConcurrentHashMap.newKeySet();
 
     private LeakTracker() {
     }
@@ -30,50 +36,45 @@ public final class LeakTracker {
     }
 
     /**
-     * Starts watching a handle.
+     * Reports the handles collected unclosed since the last call, then starts watching a handle.
      *
      * @param handle      the handle
      * @param description what it is, for the report
      * @return the record to {@link Tracked#closed() close} when the handle is closed
      */
     static Tracked track(Object handle, String description) {
-        Report report = new Report(description, new Throwable("allocated here"));
-        return new Tracked(report, CLEANER.register(handle, report));
+        reportCollected();
+        Tracked tracked = new Tracked(handle, description, new Throwable("allocated here"));
+        OPEN.add(tracked);
+        return tracked;
     }
 
-    /** The watch on one handle. */
-    static final class Tracked {
-        private final Report report;
-        private final Cleaner.Cleanable cleanable;
-
-        private Tracked(Report report, Cleaner.Cleanable cleanable) {
-            this.report = report;
-            this.cleanable = cleanable;
-        }
-
-        void closed() {
-            report.closed = true;
-            cleanable.clean();
+    /** Logs every handle the collector found unclosed since the last call; cheap when there is none. */
+    static void reportCollected() {
+        for (Reference<?> r; (r = COLLECTED.poll()) != null; ) {
+            Tracked t = (Tracked) r;
+            if (OPEN.remove(t)) {
+                LOG.warn("LEAK: a handle on {} was garbage-collected without close(); its chunks stay allocated",
+                        t.description, t.site);
+            }
         }
     }
 
-    // Must not refer to the handle, or the handle could never become unreachable.
-    private static final class Report implements Runnable {
+    /** The watch on one handle; must not refer to the handle, or it could never become unreachable. */
+    static final class Tracked extends PhantomReference<Object> {
         private final String description;
         private final Throwable site;
-        private volatile boolean closed;
 
-        private Report(String description, Throwable site) {
+        private Tracked(Object handle, String description, Throwable site) {
+            super(handle, COLLECTED);
             this.description = description;
             this.site = site;
         }
 
-        @Override
-        public void run() {
-            if (!closed) {
-                LOG.warn("LEAK: a handle on {} was garbage-collected without close(); its chunks stay allocated",
-                        description, site);
-            }
+        /** The handle was closed: it is not a leak. */
+        void closed() {
+            OPEN.remove(this);
+            clear();
         }
     }
 }

@@ -423,6 +423,9 @@ public final class MappedChunkPool implements ChunkPool {
             live.clear();
             openNamed.clear();
         }
+        if (leakDetection) {
+            LeakTracker.reportCollected();
+        }
         boolean handlesWereOpen = false;
         try {
             for (SegmentMemory m : mine) {

@@ -13,7 +13,7 @@ import java.util.List;
  * {@value #BEGIN} and {@value #END}. Both come from the same {@link Report}, so the README's
  * numbers and the full tables cannot disagree.
  */
-final class Publication {
+public final class Publication {
 
     /** The line before the README's summary. */
     static final String BEGIN = "<!-- bench-summary:begin (written by the bench's --publish) -->";
@@ -56,9 +56,26 @@ final class Publication {
         return readme.substring(0, begin + BEGIN.length()) + "\n" + summary + readme.substring(end);
     }
 
+    /**
+     * @param args a bench command line
+     * @return it as a page quotes it: without {@code --out DIR}, which names a folder of the
+     *         machine that ran it
+     */
+    public static String quoted(String[] args) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--out")) {
+                i++;
+                continue;
+            }
+            b.append(b.length() == 0 ? "" : " ").append(args[i]);
+        }
+        return b.toString();
+    }
+
     static String page(Report report, String profile, String[] args) {
         return "# Ferrite benchmarks\n\n"
-                + "Written by the bench (`java -jar bench/target/ferrite-bench.jar " + String.join(" ", args)
+                + "Written by the bench (`java -jar bench/target/ferrite-bench.jar " + quoted(args)
                 + "`, " + profile + " profile): do not edit by hand; run the bench with `--publish` again. "
                 + "Every group compares Ferrite's backends with the libraries people use instead on one of the seed "
                 + "experiments; `bench-results/report.html` of the same run draws each group as a bar chart. The KV "

@@ -36,15 +36,21 @@ class BenchInterleaveTest {
         }
         String progress = log.toString(StandardCharsets.UTF_8);
         assertEquals(2, results.size(), progress);
+        // forks with both host readings: the probe says NaN when it found no two free cores (a busy host)
+        int linesWithReadings = 0;
         for (RunResult r : results) {
             assertEquals(2, r.getBenchmarkResults().size(), r.getParams().getBenchmark() + ": a fork from each pass");
+            int forksWithReadings = 0;
             for (BenchmarkResult fork : r.getBenchmarkResults()) {
-                // The host probe ran before and after every fork (2 CPUs or more: a number).
+                boolean both = true;
                 for (String probe : List.of(HostProbeProfiler.BEFORE, HostProbeProfiler.AFTER)) {
                     double ns = fork.getSecondaryResults().get(probe).getScore();
-                    assertTrue(ns > 5 && ns < 100_000, probe + " = " + ns);
+                    assertTrue(Double.isNaN(ns) || ns > 5 && ns < 100_000, probe + " = " + ns);
+                    both &= !Double.isNaN(ns);
                 }
+                forksWithReadings += both ? 1 : 0;
             }
+            linesWithReadings += forksWithReadings > 0 ? 1 : 0;
         }
         // Pass 1 runs both benchmarks before pass 2 runs either.
         List<String> order = progress.lines().filter(l -> l.startsWith("Pass ") || l.contains("] queue."))
@@ -56,14 +62,13 @@ class BenchInterleaveTest {
         int offer = json.indexOf("QueueThroughput.offer");
         assertTrue(offer >= 0, json);
         assertEquals(2, forksInRawData(json, json.indexOf("\"rawData\"", offer)), "two forks' samples in the JSON:\n" + json);
-        // The report lists both benchmarks' forks with their readings, and the quiet forks' medians.
+        // The report lists the forks with readings of each benchmark, and the quiet forks' medians.
         String report = Files.readString(dir.resolve("report.md"));
         int host = report.indexOf("## The host during the queue benchmarks");
-        assertTrue(host >= 0, report);
-        List<String> lines = report.substring(host).lines().filter(l -> l.startsWith("| ") && FORK_CELL.matcher(l).find()).toList();
-        assertEquals(2, lines.size(), report);
-        for (String line : lines) {
-            assertEquals(2, FORK_CELL.matcher(line).results().count(), "two forks with readings: " + line);
+        assertEquals(linesWithReadings > 0, host >= 0, report);
+        if (host >= 0) {
+            List<String> lines = report.substring(host).lines().filter(l -> l.startsWith("| ") && FORK_CELL.matcher(l).find()).toList();
+            assertEquals(linesWithReadings, lines.size(), report);
         }
     }
 

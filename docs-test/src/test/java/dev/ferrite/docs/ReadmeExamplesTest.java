@@ -12,6 +12,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -22,13 +24,17 @@ import javax.tools.StandardJavaFileManager;
 import javax.tools.ToolProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Every Java block of README.md, as written there: compiled against the built modules (for Java
- * 17), then run in README order, each in a JVM of its own started with no flags (as a user starts
- * it), all in one working directory. A {@code text} block right after a Java block is what that
- * program must print. The programs must print no JVM or SLF4J warning and must leave nothing behind:
- * no file in the working directory, nothing of theirs in {@code /dev/shm}.
+ * Every Java block of README.md and of the pages in {@code docs/}, as written there: compiled
+ * (for Java 17) against this module's class path, which holds exactly the dependencies of the
+ * README's {@code pom.xml} ({@link #theReadmePomIsThisModulesDependencies}), then run in the page's
+ * order, each in a JVM of its own started with no flags (as a user starts it), all in one working
+ * directory. A {@code text} block right after a Java block is what that program must print. The
+ * programs must print no JVM or SLF4J warning and must leave nothing behind: no file in the working
+ * directory, nothing of theirs in {@code /dev/shm}.
  */
 class ReadmeExamplesTest {
 
@@ -36,15 +42,30 @@ class ReadmeExamplesTest {
     /** An example that needs JVM flags says so in a comment; the test runs it with exactly those. */
     private static final Pattern FLAGS = Pattern.compile("// JVM flags: (.*)");
     private static final String NEWER_JDKS = ", on JDK 24+ ";
+    private static final Pattern DEPENDENCY = Pattern.compile("<dependency>\\s*<groupId>[^<]+</groupId>\\s*<artifactId>([^<]+)</artifactId>");
 
     /** One Java block and what it must print, or null if the README does not say. */
     record Example(String className, String source, String expectedOutput) {
     }
 
-    @Test
-    void everyJavaBlockOfTheReadmeCompilesAndRunsAsWritten(@TempDir Path build, @TempDir Path work) throws Exception {
-        List<Example> examples = examples(Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8));
-        assertTrue(examples.size() >= 5, "the README shows an example per module: " + examples.size() + " found");
+    /** @return README.md and every page of docs/ that holds a Java block */
+    static List<Path> pages() throws IOException {
+        List<Path> pages = new ArrayList<>(List.of(Path.of("..", "README.md")));
+        try (Stream<Path> docs = Files.list(Path.of("..", "docs"))) {
+            for (Path page : docs.filter(p -> p.toString().endsWith(".md")).sorted().toList()) {
+                if (Files.readString(page, StandardCharsets.UTF_8).contains("```java")) {
+                    pages.add(page);
+                }
+            }
+        }
+        return pages;
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("pages")
+    void everyJavaBlockCompilesAndRunsAsWritten(Path page, @TempDir Path build, @TempDir Path work) throws Exception {
+        List<Example> examples = examples(Files.readString(page, StandardCharsets.UTF_8));
+        assertFalse(examples.isEmpty(), page + " holds no Java block");
         compile(examples, build);
         List<String> shmBefore = shmFiles();
         for (Example example : examples) {
@@ -54,6 +75,44 @@ class ReadmeExamplesTest {
             assertEquals(List.of(), left.toList(), "the examples delete what they create");
         }
         assertEquals(shmBefore, shmFiles(), "the examples delete their shm pools and queues");
+    }
+
+    @Test
+    void theReadmeShowsAnExampleOfEachModuleAUserProgramsAgainst() throws IOException {
+        String readme = Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8);
+        List<String> sources = examples(readme).stream().map(Example::source).toList();
+        for (String pkg : List.of("dev.ferrite.*", "dev.ferrite.queue.", "dev.ferrite.kv.*", "dev.ferrite.kv.chronicle.",
+                "dev.ferrite.kv.server.")) {
+            assertTrue(sources.stream().anyMatch(src -> src.contains("import " + pkg)), "no README example imports " + pkg);
+        }
+    }
+
+    /**
+     * The README's {@code pom.xml} names exactly the dependencies this module compiles and runs
+     * the examples with (JUnit aside), so an example that needs another module fails here.
+     */
+    @Test
+    void theReadmePomIsThisModulesDependencies() throws IOException {
+        String readme = Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8);
+        int start = readme.indexOf("```xml");
+        assertTrue(start >= 0, "the README shows a pom.xml");
+        String pom = readme.substring(start, readme.indexOf("```", start + 6));
+        String ours = Files.readString(Path.of("pom.xml"), StandardCharsets.UTF_8);
+        Set<String> mine = artifacts(ours);
+        mine.remove("junit-jupiter");
+        Set<String> theirs = artifacts(pom);
+        theirs.remove("ferrite-bom"); // imported for the versions: no classes
+        assertEquals(theirs, mine, "the README's pom.xml and docs-test/pom.xml name the same artifacts");
+    }
+
+    /** @return the artifactIds of a pom's dependencies (the project's own and its parent's left out) */
+    private static Set<String> artifacts(String pom) {
+        Set<String> found = new TreeSet<>();
+        Matcher m = DEPENDENCY.matcher(pom);
+        while (m.find()) {
+            found.add(m.group(1));
+        }
+        return found;
     }
 
     /** Splits a Markdown text into its {@code java} blocks, each with the {@code text} block after it. */
@@ -82,7 +141,7 @@ class ReadmeExamplesTest {
                 output = out.toString();
             }
             Matcher m = CLASS.matcher(source);
-            assertTrue(m.find(), "a README Java block must be a whole program with a public class:\n" + source);
+            assertTrue(m.find(), "a Java block must be a whole program with a public class:\n" + source);
             found.add(new Example(m.group(1), source.toString(), output));
             i = j;
         }
@@ -103,7 +162,7 @@ class ReadmeExamplesTest {
             List<String> options = List.of("--release", "17", "-Xlint:all", "-Werror", "-d", build.toString(),
                     "-classpath", System.getProperty("java.class.path"));
             boolean ok = javac.getTask(diagnostics, fm, null, options, null, units).call();
-            assertTrue(ok, "the README's examples compile:\n" + diagnostics);
+            assertTrue(ok, "the examples compile:\n" + diagnostics);
         }
     }
 
@@ -134,7 +193,7 @@ class ReadmeExamplesTest {
         assertFalse(err.contains("WARNING"), example.className() + " makes the JVM print no warning:\n" + err);
         assertFalse(err.contains("SLF4J"), example.className() + " has a logging provider:\n" + err);
         if (example.expectedOutput() != null) {
-            assertEquals(example.expectedOutput(), out, example.className() + " prints what the README says");
+            assertEquals(example.expectedOutput(), out, example.className() + " prints what its page says");
         }
     }
 

@@ -5,7 +5,6 @@ import dev.ferrite.Ferrite;
 import dev.ferrite.FerriteException;
 import dev.ferrite.InvalidSpecException;
 import dev.ferrite.PoolSpec;
-import dev.ferrite.internal.AbstractMemoryBackend;
 import dev.ferrite.spi.MemoryBackend;
 
 import java.nio.file.Files;
@@ -57,6 +56,7 @@ public final class FerriteMapBuilder<K, V> {
     private int maxValueSize = DEFAULT_MAX_VALUE;
     private long capacity = DEFAULT_CAPACITY;
     private boolean readOnly;
+    private boolean overwrite;
 
     FerriteMapBuilder(Codec<K> keyCodec, Codec<V> valueCodec) {
         this.keyCodec = keyCodec;
@@ -248,10 +248,21 @@ public final class FerriteMapBuilder<K, V> {
     }
 
     /**
+     * @param overwrite whether {@link #create()} replaces a map file or shm pool that already
+     *                  exists at the place given (default false: creating over one is an error).
+     *                  Has no effect on a map made in a pool of the caller's ({@link #pool}).
+     * @return this builder
+     */
+    public FerriteMapBuilder<K, V> overwrite(boolean overwrite) {
+        this.overwrite = overwrite;
+        return this;
+    }
+
+    /**
      * Creates a new map.
      *
      * @return the open map
-     * @throws FerriteException if the file, shm pool or name already exists, or the pool cannot
+     * @throws FerriteException if the file, shm pool or name already exists (unless {@link #overwrite overwrite(true)}), or the pool cannot
      *                          hold the map
      */
     public FerriteMap<K, V> create() {
@@ -262,6 +273,11 @@ public final class FerriteMapBuilder<K, V> {
             return new FerriteMap<>(keyCodec, valueCodec, MapStore.create(pool, name, shape(pool)), null);
         }
         PoolSpec.Builder spec = location().capacity(capacity).maxNamedSegments(2 * sectionCount() + 64);
+        if (overwrite) {
+            spec.overwrite(true);
+        } else if (exists()) {
+            throw new FerriteException("a map already exists at " + where() + "; open() it, or create with overwrite(true)");
+        }
         if (chunkSize > 0) {
             spec.chunkSize(chunkSize);
         }
@@ -291,6 +307,9 @@ public final class FerriteMapBuilder<K, V> {
         }
         if (file == null && shm == null) {
             throw new FerriteException("a process-local map cannot be opened, only created: say file(...), shm(...) or pool(...)");
+        }
+        if (!exists()) {
+            throw new FerriteException("no map at " + where() + "; create() makes one");
         }
         ChunkPool opened = backend().openPool(location().readOnly(readOnly).build());
         try {
@@ -331,9 +350,14 @@ public final class FerriteMapBuilder<K, V> {
             return Files.exists(file);
         }
         if (shm != null) {
-            return Files.exists(AbstractMemoryBackend.shmPath(shm));
+            return Files.exists(PoolSpec.shm(shm).build().backingFile());
         }
         return false;
+    }
+
+    /** @return the place of a map in a pool of its own, as messages name it */
+    private String where() {
+        return file != null ? file.toString() : "shm '" + shm + "' (" + PoolSpec.shm(shm).build().backingFile() + ")";
     }
 
     private MapStore openIn(ChunkPool p) {

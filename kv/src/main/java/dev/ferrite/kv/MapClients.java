@@ -3,6 +3,7 @@ package dev.ferrite.kv;
 import dev.ferrite.FerriteException;
 import dev.ferrite.Segment;
 import dev.ferrite.internal.pool.Liveness;
+import dev.ferrite.internal.pool.ProcessSlot;
 
 import static dev.ferrite.kv.MapLayout.CLIENT_COUNT;
 import static dev.ferrite.kv.MapLayout.CLIENT_GENERATION;
@@ -42,22 +43,18 @@ final class MapClients {
      * @throws FerriteException if every slot is held by a running process
      */
     static Held take(Segment header, String map) {
-        long self = Liveness.self();
+        ProcessSlot.Memory memory = ProcessSlot.of(header);
         for (int slot = 0; slot < CLIENT_COUNT; slot++) {
             long at = MapLayout.client(slot);
-            long holder = header.getLongVolatile(at + CLIENT_IDENTITY);
-            if (holder != 0 && holderRuns(header, slot)) {
+            if (ProcessSlot.claimIfFreeOrDead(memory, at + CLIENT_IDENTITY, at + CLIENT_LIVENESS) == -1) {
+                if (!ProcessSlot.holderRuns(memory, at + CLIENT_IDENTITY, at + CLIENT_LIVENESS)) {
+                    slot--; // lost a race for this slot to a claimant that has let go since: look again
+                }
                 continue;
             }
-            // The liveness record is complete before the claim is visible, and rewritten once won.
-            Liveness.writeRecord(header::putLongVolatile, at + CLIENT_LIVENESS);
-            if (header.compareAndSetLong(at + CLIENT_IDENTITY, holder, self)) {
-                Liveness.writeRecord(header::putLongVolatile, at + CLIENT_LIVENESS);
-                long generation = header.getAndAddLong(at + CLIENT_GENERATION, 1) + 1;
-                Liveness.Stamp stamp = Liveness.keepStamping(header::putLongVolatile, at + CLIENT_LIVENESS);
-                return new Held(slot, MapLayout.lockValue(slot, generation), stamp);
-            }
-            slot--; // lost a race for this slot: look at it again
+            long generation = header.getAndAddLong(at + CLIENT_GENERATION, 1) + 1;
+            Liveness.Stamp stamp = Liveness.keepStamping(memory, at + CLIENT_LIVENESS);
+            return new Held(slot, MapLayout.lockValue(slot, generation), stamp);
         }
         throw new FerriteException("map " + map + ": all " + CLIENT_COUNT
                 + " client slots are held by running processes (the most that may have it open for writing at once)");
@@ -67,7 +64,7 @@ final class MapClients {
     static void release(Segment header, Held held) {
         held.stamp.cancel();
         if (!header.isClosed() && !header.pool().isClosed()) {
-            header.compareAndSetLong(MapLayout.client(held.slot) + CLIENT_IDENTITY, Liveness.self(), 0);
+            ProcessSlot.release(ProcessSlot.of(header), MapLayout.client(held.slot) + CLIENT_IDENTITY);
         }
     }
 
@@ -89,17 +86,22 @@ final class MapClients {
         return holderRuns(header, slot);
     }
 
-    /** @return the pid a lock word's holder had, 0 if unknown */
+    /**
+     * @return the pid a lock word's holder had, 0 if unknown: a damaged word, or a slot given back
+     *         (and maybe taken by another process, whose pid it now holds) since the lock was taken
+     */
     static long lockHolderPid(Segment header, long lock) {
         int slot = MapLayout.lockSlot(lock);
         if (slot < 0 || slot >= CLIENT_COUNT) {
             return 0;
         }
-        return Liveness.pid(header.getLongVolatile(MapLayout.client(slot) + CLIENT_IDENTITY));
+        long at = MapLayout.client(slot);
+        long pid = Liveness.pid(header.getLongVolatile(at + CLIENT_IDENTITY));
+        return header.getLongVolatile(at + CLIENT_GENERATION) == MapLayout.lockGeneration(lock) ? pid : 0;
     }
 
     private static boolean holderRuns(Segment header, int slot) {
         long at = MapLayout.client(slot);
-        return Liveness.isAlive(header::getLongVolatile, at + CLIENT_IDENTITY, at + CLIENT_LIVENESS);
+        return ProcessSlot.holderRuns(ProcessSlot.of(header), at + CLIENT_IDENTITY, at + CLIENT_LIVENESS);
     }
 }

@@ -7,6 +7,7 @@ import dev.ferrite.PoolExhaustedException;
 import dev.ferrite.Segment;
 import dev.ferrite.SegmentClosedException;
 import dev.ferrite.internal.XxHash64;
+import dev.ferrite.internal.pool.Backoff;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,11 +47,10 @@ final class MapStore implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(MapStore.class);
 
-    /** Spins, then yields, then short parks while a section lock is held by another. */
+    /** A wait for a section lock held by another: spins, then yields, then short parks. */
     private static final int SPINS = 100;
-    private static final int YIELDS = 200;
-    /** Once parked, how many waits between two checks of whether the holder still runs. */
-    private static final int LIVENESS_EVERY = 50;
+    private static final int YIELDS = 100;
+    private static final long PARK_NANOS = 20_000;
     /** Holes of a free list a writer looks at for one of the size it needs before it appends. */
     private static final int HOLES_LOOKED_AT = 4;
     /** Keys warmed per pass of {@link #prefetch}: about as many misses as a core keeps in flight. */
@@ -402,6 +402,15 @@ final class MapStore implements AutoCloseable {
      * @return the reader's result, or {@code absent} if the key is not in the map
      */
     <R> R read(byte[] key, int koff, int klen, long hash, ValueReader<R> reader, R absent) {
+        try {
+            return readSection(key, koff, klen, hash, reader, absent);
+        } catch (SegmentClosedException e) {
+            checkOpen(); // the map was closed: say so, not which segment
+            throw e;
+        }
+    }
+
+    private <R> R readSection(byte[] key, int koff, int klen, long hash, ValueReader<R> reader, R absent) {
         int section = sectionOf(hash);
         long genAt = MapLayout.line(section) + LINE_GENERATION;
         long stampAt = MapLayout.line(section) + LINE_STAMP;
@@ -518,6 +527,7 @@ final class MapStore implements AutoCloseable {
      * discarded).
      */
     private <T> T readConsistently(int section, SectionRead<T> body) {
+        checkOpen();
         long genAt = MapLayout.line(section) + LINE_GENERATION;
         long stampAt = MapLayout.line(section) + LINE_STAMP;
         while (true) {
@@ -1066,7 +1076,8 @@ final class MapStore implements AutoCloseable {
         }
         long at = MapLayout.line(section) + LINE_LOCK;
         long mine = client.lockValue;
-        for (int waits = 0; ; waits++) {
+        Backoff backoff = null;
+        while (true) {
             long cur = header.getLongVolatile(at);
             if (cur == 0) {
                 if (header.compareAndSetLong(at, 0, mine)) {
@@ -1083,17 +1094,14 @@ final class MapStore implements AutoCloseable {
                 }
                 continue;
             }
-            if (waits < SPINS) {
-                Thread.onSpinWait();
-            } else if (waits < YIELDS) {
-                Thread.yield();
-            } else {
-                LockSupport.parkNanos(20_000);
-                if (waits % LIVENESS_EVERY == 0) {
-                    checkOpen();
-                    if (takeOverIfDead(section, cur)) {
-                        return;
-                    }
+            if (backoff == null) {
+                backoff = new Backoff(SPINS, YIELDS, PARK_NANOS, PARK_NANOS);
+            }
+            backoff.idle();
+            if (backoff.checkLiveness()) {
+                checkOpen();
+                if (takeOverIfDead(section, cur)) {
+                    return;
                 }
             }
         }
@@ -1104,12 +1112,12 @@ final class MapStore implements AutoCloseable {
         if (MapClients.lockHolderRuns(header, lock)) {
             return false;
         }
+        long pid = MapClients.lockHolderPid(header, lock);
         long at = MapLayout.line(section) + LINE_LOCK;
         if (!header.compareAndSetLong(at, lock, client.lockValue)) {
             return false;
         }
         lockOwners[section] = Thread.currentThread();
-        long pid = MapClients.lockHolderPid(header, lock);
         try {
             settleInPlaceUpdate(section);
             repair(section, pid);
@@ -1170,8 +1178,8 @@ final class MapStore implements AutoCloseable {
     private void repair(int section, long deadPid) {
         long at = MapLayout.line(section) + LINE_REPAIRS;
         header.putLongVolatile(at, header.getLong(at) + 1);
-        LOG.warn("map '{}' section {}: its writer (pid {}) died holding the lock; taken over and repaired",
-                name, section, deadPid);
+        LOG.warn("map '{}' section {}: its writer ({}) died holding the lock; taken over and repaired",
+                name, section, deadPid == 0 ? "pid unknown: its client slot was taken again since" : "pid " + deadPid);
         try {
             rebuild(section, 0, true);
         } catch (PoolExhaustedException e) {

@@ -21,7 +21,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import org.slf4j.LoggerFactory;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -172,6 +178,42 @@ class MapProcessTest {
             assertEquals(2, map.size());
         } finally {
             delete(backend, where);
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    void theTakeOverWarningNamesTheDeadWriterNotTheProcessThatTookItsSlot() throws Exception {
+        String where = where("unsafe", "slot");
+        FerriteMapBuilder<String, byte[]> b = builder("unsafe", where);
+        Logger log = (Logger) LoggerFactory.getLogger(MapStore.class);
+        ListAppender<ILoggingEvent> appender = new ListAppender<>();
+        appender.start();
+        log.addAppender(appender);
+        try (FerriteMap<String, byte[]> map = b.create()) {
+            map.put("stuck", MapPeer.value(41));
+            Process p = ChildJvm.start(ChildJvm.ferriteFlags(), MapPeer.class, "stuck", "unsafe", where);
+            try {
+                BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+                assertEquals("open", in.readLine());
+                assertEquals("torn", in.readLine());
+            } finally {
+                p.destroyForcibly();
+                assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+            }
+            try (FerriteMap<String, byte[]> second = b.open()) { // takes the dead child's client slot
+                second.merge("stuck", MapPeer.value(1), (a, c) -> MapPeer.value(MapPeer.sequence(a) + MapPeer.sequence(c)));
+                assertEquals(42, MapPeer.sequence(second.get("stuck")));
+            }
+            List<String> warnings = new ArrayList<>();
+            synchronized (appender) {
+                appender.list.forEach(e -> warnings.add(e.getFormattedMessage()));
+            }
+            String takeOver = warnings.stream().filter(w -> w.contains("died holding the lock")).findFirst()
+                    .orElseThrow(() -> new AssertionError("no take-over warning in " + warnings));
+            assertFalse(takeOver.contains("pid " + ProcessHandle.current().pid() + ")"), takeOver);
+            assertTrue(takeOver.contains("pid " + p.pid() + ")") || takeOver.contains("pid unknown"), takeOver);
+        } finally {
+            log.detachAppender(appender);
         }
     }
 

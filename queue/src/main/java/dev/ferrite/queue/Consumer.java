@@ -417,7 +417,6 @@ public final class Consumer extends LinePadding implements AutoCloseable {
         if (freed != head) {
             freeRest();
         }
-        Heartbeats.unregister(slot);
         slot.release();
         queue.endpointClosed(this);
     }

@@ -3,9 +3,9 @@ package dev.ferrite.queue;
 import dev.ferrite.ChunkPool;
 import dev.ferrite.PoolSpec;
 import dev.ferrite.Segment;
-import dev.ferrite.internal.AbstractMemoryBackend;
 import dev.ferrite.internal.pool.Liveness;
 import dev.ferrite.internal.pool.LivenessLayout;
+import dev.ferrite.internal.pool.ProcessSlot;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -39,6 +39,8 @@ final class EndpointSlot {
     final long livenessMillis;
     private final Object key;
     private final long previousHolder;
+    /** The heartbeat, stamped by the process's liveness thread from the claim to the release. */
+    private volatile Liveness.Stamp heartbeat;
 
     private EndpointSlot(Ring ring, int offset, long generation, long livenessMillis, Object key,
                          long previousHolder) {
@@ -57,23 +59,24 @@ final class EndpointSlot {
      */
     static EndpointSlot tryTake(Ring ring, int offset, long livenessMillis) {
         Object key = heldKey(ring, offset);
-        long self = Liveness.self();
-        Segment s = ring.segment;
+        ProcessSlot.Memory memory = ProcessSlot.of(ring.segment);
+        long identity = offset + SLOT_IDENTITY;
+        long record = offset + LivenessLayout.SLOT_OFFSET;
         while (true) {
-            long holder = s.getLongVolatile(offset + SLOT_IDENTITY);
-            if (holder != 0 && holder != self && holderRuns(ring, offset)) {
+            long holder = memory.get(identity);
+            // This process's own word in a slot no endpoint of its holds (HELD says) is taken again.
+            if (holder != 0 && holder != Liveness.self() && ProcessSlot.holderRuns(memory, identity, record)) {
                 return null;
             }
             if (!HELD.add(key)) {
                 return null;
             }
-            // The liveness record is complete before the claim is visible, and rewritten once won.
-            Liveness.writeRecord(s::putLongVolatile, offset + LivenessLayout.SLOT_OFFSET);
-            if (s.compareAndSetLong(offset + SLOT_IDENTITY, holder, self)) {
-                Liveness.writeRecord(s::putLongVolatile, offset + LivenessLayout.SLOT_OFFSET);
+            if (ProcessSlot.claim(memory, identity, record, holder)) {
                 long generation = ring.segment.getAndAddLong(offset + SLOT_GENERATION, 1) + 1;
                 EndpointSlot slot = new EndpointSlot(ring, offset, generation, livenessMillis, key, holder);
                 slot.stamp(System.currentTimeMillis());
+                // four stamps per liveness timeout, at most every 250 ms, at least every 5 ms
+                slot.heartbeat = Liveness.keepStamping(slot::stampNow, Math.max(5, Math.min(250, livenessMillis / 4)));
                 return slot;
             }
             HELD.remove(key);
@@ -83,8 +86,7 @@ final class EndpointSlot {
     private static Object heldKey(Ring ring, int offset) {
         ChunkPool pool = ring.segment.pool();
         PoolSpec spec = pool.spec();
-        Path file = spec.kind() == PoolSpec.Kind.FILE ? spec.path()
-                : spec.kind() == PoolSpec.Kind.SHM ? AbstractMemoryBackend.shmPath(spec.shmName()) : null;
+        Path file = spec.backingFile();
         Object where = pool;
         if (file != null) {
             try {
@@ -101,6 +103,10 @@ final class EndpointSlot {
         return previousHolder;
     }
 
+    private void stampNow() {
+        stamp(System.currentTimeMillis());
+    }
+
     /** Writes the heartbeat, and the liveness record that others judge this process by. */
     void stamp(long nowMillis) {
         ring.segment.putLongOrdered(offset + SLOT_HEARTBEAT, nowMillis);
@@ -109,13 +115,14 @@ final class EndpointSlot {
 
     /** @return whether the process in the slot at an offset may still run (the shared liveness rule) */
     private static boolean holderRuns(Ring ring, int offset) {
-        return Liveness.isAlive(ring.segment::getLongVolatile, offset + SLOT_IDENTITY,
+        return ProcessSlot.holderRuns(ProcessSlot.of(ring.segment), offset + SLOT_IDENTITY,
                 offset + LivenessLayout.SLOT_OFFSET);
     }
 
-    /** Gives the slot back; the caller has stopped the heartbeat first. */
+    /** Stops the heartbeat and gives the slot back. */
     void release() {
-        ring.segment.compareAndSetLong(offset + SLOT_IDENTITY, Liveness.self(), 0);
+        heartbeat.cancel();
+        ProcessSlot.release(ProcessSlot.of(ring.segment), offset + SLOT_IDENTITY);
         HELD.remove(key);
     }
 

@@ -170,9 +170,9 @@ public final class IpcQueue implements AutoCloseable {
     /**
      * Opens the producing side. With one producer (the default), only one producer may be open
      * at a time across all processes; if the last one died, the new one takes over its place and
-     * delivers or repairs what it left. With many producers, up to 64 at once. The first producer or
-     * consumer opened in a JVM also adds the queue's compiler directive ({@code
-     * ferrite.queue.jitHints}, see the README), which takes about 0.1 s once.
+     * delivers or repairs what it left. With many producers, up to 64 at once. If the user turned on
+     * {@code ferrite.queue.jitHints} (off by default), the first producer or consumer opened in a JVM
+     * adds the queue's compiler directive, which takes about 0.1 s once.
      *
      * @return a producer for the calling thread
      * @throws FerriteException if a live process holds the (only, or every) producer place
@@ -187,7 +187,6 @@ public final class IpcQueue implements AutoCloseable {
             if (slot != null) {
                 try {
                     RingProducer producer = RingProducer.of(this, ring, slot, i, spec);
-                    Heartbeats.register(slot);
                     endpoints.add(producer);
                     return producer;
                 } catch (RuntimeException e) {
@@ -203,8 +202,8 @@ public final class IpcQueue implements AutoCloseable {
 
     /**
      * Opens the consuming side: one at a time across all processes; a dead consumer's place is
-     * taken over. The first producer or consumer opened in a JVM adds the queue's compiler
-     * directive (see {@link #producer()}).
+     * taken over. With {@code ferrite.queue.jitHints} on, the first producer or consumer opened in
+     * a JVM adds the queue's compiler directive (see {@link #producer()}).
      *
      * @return the consumer, for the calling thread
      * @throws FerriteException if a live consumer holds the queue
@@ -218,7 +217,6 @@ public final class IpcQueue implements AutoCloseable {
         }
         try {
             Consumer consumer = new Consumer(this, ring, slot, spec);
-            Heartbeats.register(slot);
             endpoints.add(consumer);
             return consumer;
         } catch (RuntimeException e) {

@@ -11,7 +11,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Asks HotSpot's C2 compiler, once per JVM, to always inline the calls on the queue's per-message
+ * When the user turns it on ({@code -Dferrite.queue.jitHints=true} or {@code
+ * FERRITE_QUEUE_JITHINTS=true}; off by default, as it changes how the whole JVM compiles), asks
+ * HotSpot's C2 compiler, once per JVM, to always inline the calls on the queue's per-message
  * paths ({@link #INLINED}) into the queue's methods it compiles, and never the producer's rare paths
  * ({@link #NOT_INLINED}), by adding a compiler directive through the JVM's own diagnostic command
  * ({@code jcmd PID Compiler.directives_add}).
@@ -24,14 +26,12 @@ import org.slf4j.LoggerFactory;
  * consumer that finds the ring empty runs {@code poll} many times per message, so the record
  * check can; and the JDK's own small checks inside {@code Unsafe.copyMemory} carry a profile
  * shared by every caller in the JVM. A JVM that left one of those calls out of line (spilling
- * every register around it) ran 30-90% slower per message for its life (docs/PERFORMANCE.md,
- * Queue). The directive matches only compilations rooted in {@code dev/ferrite/queue} methods, so
+ * every register around it) ran slower per message for its life. The directive matches only compilations rooted in {@code dev/ferrite/queue} methods, so
  * it changes no other code's compilation, and the JVM's {@code -XX:CompileCommand} options still
  * apply; a directive of the user's own for those methods is shadowed (the newest directive that
  * matches a method wins).
  *
- * <p>Off with {@code -Dferrite.queue.jitHints=false} (or {@code FERRITE_QUEUE_JITHINTS=false}). On a
- * JVM without the diagnostic command (not HotSpot, or without the {@code java.management} module)
+ * <p>On a JVM without the diagnostic command (not HotSpot, or without the {@code java.management} module)
  * it does nothing; a refusal is logged at debug level and never fails the caller. Thread-safe.
  */
 final class JitHints {
@@ -68,14 +68,14 @@ final class JitHints {
         "dev/ferrite/queue/OneToOneProducer.storeTail",
     };
 
-    /** The setting that turns the directive off. */
+    /** The setting that turns the directive on. */
     static final String SETTING = "queue.jitHints";
 
     private JitHints() {
     }
 
     /**
-     * Adds the directive the first time it is called in this JVM, unless the setting is false.
+     * Adds the directive the first time it is called in this JVM, if the setting is true.
      *
      * @return whether the directive was added (by this or an earlier call)
      */
@@ -100,7 +100,7 @@ final class JitHints {
         static final boolean ADDED = add();
 
         private static boolean add() {
-            if (!Settings.flag(SETTING, true)) {
+            if (!Settings.flag(SETTING, false)) {
                 return false;
             }
             try {

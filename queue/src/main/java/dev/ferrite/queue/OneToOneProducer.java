@@ -15,11 +15,9 @@ import static dev.ferrite.queue.RecordLayout.header;
  *       header that reads 0, and for the consumer a 0 header at HEAD means "empty".</li>
  *   <li>TAIL is stored only once the tail is {@link QueueLayout#tailLag} bytes past the stored
  *       value, when the ring is full and at close: nobody needs it on the hot path (the consumer
- *       follows headers), and with the {@code ffm} backend that one ordered store per record
- *       was up to a quarter of the offer (JDK 25, 64-byte messages, consumer thread, six JVMs
- *       each: 19.7-21.3 ns per offer with it; 14.0-16.2 without it in four JVMs, 19.2-19.3 in
- *       two). Whoever needs the true tail follows headers from {@code max(TAIL, HEAD)}, as a
- *       producer taking over does.</li>
+ *       follows headers), and one ordered store per record was up to a quarter of an offer.
+ *       Whoever needs the true tail follows headers from {@code max(TAIL, HEAD)}, as a producer
+ *       taking over does.</li>
  *   <li>Room is measured from FREED, not HEAD: the consumer may leave the records of the cache
  *       line it stopped in unzeroed until its next poll (up to {@link QueueLayout#CONSUMER_LAG}
  *       bytes before its head), and this producer never claims them. When a claim is refused,
@@ -32,15 +30,8 @@ import static dev.ferrite.queue.RecordLayout.header;
  *       ring. This producer knows where it left such payload a lap before ({@link #oldStarts},
  *       {@link #oldEnds}); before a claim becomes visible, if the word past it (or, for a claim
  *       that wraps, the word at the ring's start) lies there, it loads the word and stores 0
- *       unless it reads 0. Elsewhere it touches nothing past its claim.</li>
- *   <li>Why this split, measured on JDK 25 with a consumer thread: a producer that stored 0 past
- *       each record (version 2) wrote into the line a caught-up consumer was polling; so does
- *       any access of the producer to the word past a short claim, a load too (the consumer has
- *       just written that line): 8-byte messages took 19-21 ns per offer against 8.5-9.5 without
- *       it. A consumer that zeroed every byte it consumed (version 3) wrote every line it had read,
- *       which the producer then had to take back from its cache a lap later: 1 KiB messages took
- *       101-107 ns per offer against 54-63 with only the records' first 64 bytes zeroed (one
- *       harness, four JVMs each, two per backend, {@code unsafe} and {@code ffm}).</li>
+ *       unless it reads 0. Elsewhere it touches nothing past its claim, so it never writes into
+ *       the line a caught-up consumer is polling.</li>
  *   <li>A head past this producer's tail is damage, never motion: nobody else moves the tail.</li>
  * </ul>
  */

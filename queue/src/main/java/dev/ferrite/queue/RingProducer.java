@@ -359,7 +359,6 @@ abstract sealed class RingProducer extends LinePadding implements Producer permi
         }
         closed = true;
         closing();
-        Heartbeats.unregister(slot);
         slot.release();
         queue.endpointClosed(this);
     }

@@ -17,14 +17,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The compiler directive the first producer or consumer adds ({@link JitHints}): it names methods
- * that exist (HotSpot ignores a pattern that matches nothing, so a rename would silently undo it), a
- * fresh JVM that opens producers, or only a consumer, holds it exactly once, and the setting turns
- * it off.
+ * The compiler directive the first producer or consumer adds when the user turned it on
+ * ({@link JitHints}): by default a JVM running producers and consumers holds no directive of
+ * Ferrite's; with the setting on (property or environment variable) it names methods that exist
+ * (HotSpot ignores a pattern that matches nothing, so a rename would silently undo it), and a fresh
+ * JVM that opens producers, or only a consumer, holds it exactly once.
  */
 class JitHintsTest {
 
     private static final String MATCH = "matching: dev/ferrite/queue/*.*";
+    private static final String ON = "-Dferrite." + JitHints.SETTING + "=true";
 
     @TempDir
     Path dir;
@@ -51,8 +53,16 @@ class JitHintsTest {
     }
 
     @Test
-    void producersOfAFreshJvmAddTheDirectiveOnce() throws Exception {
-        String printed = probe(List.of(), Map.of());
+    void byDefaultNoDirectiveIsAdded() throws Exception {
+        for (String printed : List.of(probe(List.of(), Map.of()), probe(List.of(), Map.of(), "consumer"))) {
+            assertTrue(printed.contains("installed=false"), printed);
+            assertFalse(printed.contains(MATCH), printed);
+        }
+    }
+
+    @Test
+    void producersOfAJvmThatAsksAddTheDirectiveOnce() throws Exception {
+        String printed = probe(List.of(ON), Map.of());
         assertTrue(printed.contains("installed=true"), printed);
         assertEquals(1, count(printed, MATCH), printed);
         for (String name : JitHints.INLINED) {
@@ -65,19 +75,10 @@ class JitHintsTest {
 
     @Test
     void aConsumerAloneAddsItToo() throws Exception {
-        String printed = probe(List.of(), Map.of(), "consumer");
+        String printed = probe(List.of(), Map.of("FERRITE_QUEUE_JITHINTS", "true"), "consumer");
         assertTrue(printed.contains("installed=true"), printed);
         assertEquals(1, count(printed, MATCH), printed);
         assertTrue(printed.contains("dev/ferrite/queue/Ring.checkPublished"), printed);
-    }
-
-    @Test
-    void theSettingTurnsTheDirectiveOff() throws Exception {
-        for (String printed : List.of(probe(List.of("-Dferrite." + JitHints.SETTING + "=false"), Map.of()),
-                probe(List.of(), Map.of("FERRITE_QUEUE_JITHINTS", "false")))) {
-            assertTrue(printed.contains("installed=false"), printed);
-            assertFalse(printed.contains(MATCH), printed);
-        }
     }
 
     private String probe(List<String> flags, Map<String, String> env, String... probeArgs) throws Exception {

@@ -16,7 +16,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Opt-in leak detection: with {@code ferrite.leakDetection=true}, a handle collected without
- * {@code close()} is logged with the stack of where it was allocated; a closed one is not.
+ * {@code close()} is logged with the stack of where it was allocated, by the next allocation or
+ * the pool's close; a closed one is not; no thread is started for it.
  */
 public interface LeakDetectionContract extends BackendFixture {
 
@@ -36,6 +37,7 @@ public interface LeakDetectionContract extends BackendFixture {
             for (int i = 0; i < 200 && report == null; i++) {
                 System.gc();
                 Thread.sleep(25);
+                tp.pool().allocate(1).close(); // reports what the collector found since the last allocation
                 List<ILoggingEvent> events;
                 synchronized (appender) {
                     events = List.copyOf(appender.list);
@@ -50,6 +52,8 @@ public interface LeakDetectionContract extends BackendFixture {
             assertTrue(namesAllocator, "the stack shows where the segment was allocated");
             assertFalse(appender.list.stream().anyMatch(e -> e.getFormattedMessage().contains("777 bytes")),
                     "a closed handle is not reported");
+            assertFalse(Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.getName().contains("leak")),
+                    "leak detection runs no thread of its own");
         } finally {
             restore(previous);
             leakLog.detachAppender(appender);

@@ -78,20 +78,26 @@ public final class Liveness {
         long get(long off);
     }
 
-    /** A record the daemon thread keeps stamping until {@link #cancel()}. */
+    /** A heartbeat the stamping thread keeps running until {@link #cancel()}. */
     public static final class Stamp {
-        private final LongWriter memory;
-        private final long record;
+        private final Runnable action;
+        private final long periodNanos;
+        private long dueNanos;
 
-        private Stamp(LongWriter memory, long record) {
-            this.memory = memory;
-            this.record = record;
+        private Stamp(Runnable action, long periodNanos) {
+            this.action = action;
+            this.periodNanos = periodNanos;
+            this.dueNanos = System.nanoTime() + periodNanos;
         }
 
-        /** Stops stamping; once this returns the thread never touches the memory again. */
+        /**
+         * Stops stamping; once this returns the thread never runs this stamp again, and when no
+         * stamp is left the thread ends.
+         */
         public void cancel() {
             synchronized (STAMPS) {
                 STAMPS.remove(this);
+                STAMPS.notifyAll();
             }
         }
     }
@@ -134,43 +140,93 @@ public final class Liveness {
 
     /**
      * Rewrites a record, with a fresh heartbeat, every second (a quarter of the timeout if shorter)
-     * from a daemon thread, until cancelled.
+     * from the stamping thread, until cancelled.
      *
      * @param memory where the slot is
      * @param record offset of the record
      * @return the stamp, to cancel before the memory goes away
      */
     public static Stamp keepStamping(LongWriter memory, long record) {
-        Stamp s = new Stamp(memory, record);
+        // The whole record, not only the heartbeat: a claimant that lost the race for this slot
+        // may have overwritten it just before this process won.
+        return keepStamping(() -> writeRecord(memory, record), STAMP_MILLIS);
+    }
+
+    /**
+     * Runs a heartbeat every {@code periodMillis} from the one stamping thread of this process
+     * ({@code ferrite-liveness}, a daemon started by the first stamp and ended when the last is
+     * cancelled), until cancelled. A stamp that throws is logged at debug level and run again at
+     * its next period.
+     *
+     * @param action       what to write; quick, and must not block
+     * @param periodMillis time between two runs, at least 1
+     * @return the stamp, to cancel before the memory it writes goes away
+     */
+    public static Stamp keepStamping(Runnable action, long periodMillis) {
+        Stamp s = new Stamp(action, TimeUnit.MILLISECONDS.toNanos(Math.max(1, periodMillis)));
         synchronized (STAMPS) {
             STAMPS.add(s);
             if (stamper == null) {
-                stamper = new Thread(Liveness::stampForever, "ferrite-liveness");
+                stamper = new Thread(Liveness::stampWhileAnyLeft, "ferrite-liveness");
                 stamper.setDaemon(true);
                 stamper.start();
             }
+            STAMPS.notifyAll();
         }
         return s;
     }
 
-    private static void stampForever() {
-        while (true) {
-            synchronized (STAMPS) {
-                for (Stamp s : STAMPS) {
-                    try {
-                        // The whole record, not only the heartbeat: a claimant that lost the race
-                        // for this slot may have overwritten it just before this process won.
-                        writeRecord(s.memory, s.record);
-                    } catch (RuntimeException e) {
-                        LOG.debug("liveness heartbeat not stamped: {}", e.toString());
+    /**
+     * The stamping thread: runs each stamp when due, waits for the next, and ends once none is
+     * left. An interrupt does not end it while stamps remain: they keep the process's claims
+     * alive in other processes' eyes, and end with what they serve.
+     */
+    private static void stampWhileAnyLeft() {
+        synchronized (STAMPS) {
+            try {
+                while (!STAMPS.isEmpty()) {
+                    long now = System.nanoTime();
+                    long next = Long.MAX_VALUE;
+                    for (Stamp s : STAMPS) {
+                        if (now - s.dueNanos >= 0) {
+                            run(s);
+                            s.dueNanos = now + s.periodNanos;
+                        }
+                        next = Math.min(next, s.dueNanos - now);
+                    }
+                    if (next > 0) {
+                        try {
+                            TimeUnit.NANOSECONDS.timedWait(STAMPS, next);
+                        } catch (InterruptedException e) {
+                            // stamps remain: go on (see above)
+                        }
                     }
                 }
-                try {
-                    STAMPS.wait(STAMP_MILLIS);
-                } catch (InterruptedException e) {
-                    return;
-                }
+            } finally {
+                stamper = null; // a stamp added from now on starts a new thread
             }
+        }
+    }
+
+    /** @return how many stamps run now */
+    static int stamps() {
+        synchronized (STAMPS) {
+            return STAMPS.size();
+        }
+    }
+
+    /** @return whether the stamping thread runs */
+    static boolean stamperRuns() {
+        synchronized (STAMPS) {
+            return stamper != null;
+        }
+    }
+
+    private static void run(Stamp s) {
+        try {
+            s.action.run();
+        } catch (RuntimeException e) {
+            LOG.debug("liveness heartbeat not stamped: {}", e.toString());
         }
     }
 

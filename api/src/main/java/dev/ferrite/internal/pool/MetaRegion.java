@@ -15,7 +15,7 @@ import java.util.List;
  * may race with is volatile or a CAS (through {@link VarHandle}s, so no Unsafe is needed here).
  * Thread-safe as the memory is; the callers keep the protocols.
  */
-public final class MetaRegion {
+public final class MetaRegion implements ProcessSlot.Memory {
 
     /** Chunk-table entries per mapping: 2^26, 512 MiB. */
     public static final int TABLE_PIECE_ENTRIES = 1 << 26;
@@ -76,6 +76,21 @@ public final class MetaRegion {
      * @param off offset in the file, below the chunk table
      * @return the long there, volatile
      */
+    @Override
+    public long get(long off) {
+        return getLongVolatile(off);
+    }
+
+    @Override
+    public void put(long off, long value) {
+        putLongVolatile(off, value);
+    }
+
+    @Override
+    public boolean compareAndSet(long off, long expect, long update) {
+        return compareAndSetLong(off, expect, update);
+    }
+
     public long getLongVolatile(long off) {
         return (long) LONG.getVolatile(head, (int) off);
     }

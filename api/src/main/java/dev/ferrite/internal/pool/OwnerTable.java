@@ -45,17 +45,13 @@ final class OwnerTable {
      * @return the stamp, to cancel before the slot is given back
      */
     Liveness.Stamp keepStamping(int slot) {
-        return Liveness.keepStamping(meta::putLongVolatile, recordOffset(slot));
+        return Liveness.keepStamping(meta, recordOffset(slot));
     }
 
-    // The record is complete before the claim can be seen, and rewritten once won (a claimant that
-    // lost the CAS may have overwritten it in between).
     private boolean claim(int slot, long expected) {
-        Liveness.writeRecord(meta::putLongVolatile, recordOffset(slot));
-        if (!meta.compareAndSetLong(wordOffset(slot), expected, Liveness.self())) {
+        if (!ProcessSlot.claim(meta, wordOffset(slot), recordOffset(slot), expected)) {
             return false;
         }
-        Liveness.writeRecord(meta::putLongVolatile, recordOffset(slot));
         meta.putIntVolatile(busyOffset(slot), 0);
         meta.getAndAddInt(ownerSlotOffset(slot) + OWNER_GENERATION, 1);
         meta.putLongVolatile(ownerSlotOffset(slot) + OWNER_ATTACHED_MILLIS, System.currentTimeMillis());
@@ -136,7 +132,7 @@ final class OwnerTable {
         meta.putIntVolatile(busyOffset(slot), 0);
         meta.putLongVolatile(ownerSlotOffset(slot) + OWNER_ATTACHED_MILLIS, 0);
         // The record stays: the next claimant overwrites it before its claim becomes visible.
-        meta.compareAndSetLong(wordOffset(slot), Liveness.self(), 0);
+        ProcessSlot.release(meta, wordOffset(slot));
     }
 
     /**
@@ -152,7 +148,7 @@ final class OwnerTable {
      * @return whether a live process holds it
      */
     boolean isLive(int slot) {
-        return Liveness.isAlive(meta::getLongVolatile, wordOffset(slot), recordOffset(slot));
+        return ProcessSlot.holderRuns(meta, wordOffset(slot), recordOffset(slot));
     }
 
     /**
@@ -162,7 +158,7 @@ final class OwnerTable {
      */
     boolean isLive(int slot, Backoff wait) {
         return wait.pastLivenessTimeout()
-                ? Liveness.isAliveAfterTimeout(meta::getLongVolatile, wordOffset(slot), recordOffset(slot))
+                ? ProcessSlot.holderRunsAfterTimeout(meta, wordOffset(slot), recordOffset(slot))
                 : isLive(slot);
     }
 

@@ -42,6 +42,8 @@ import java.util.function.Supplier;
 public final class PoolStore {
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(PoolStore.class);
+    /** Recovery notes quoted in the warning of an unclean open; RecoveryReport.notes() has them all. */
+    static final int NOTES_LOGGED = 3;
 
     private final PoolFile file;
     private final PoolLayout layout;
@@ -111,9 +113,25 @@ public final class PoolStore {
         this.openReport = report;
         if (report.reclaimedChunks() > 0 || !report.notes().isEmpty()) {
             LOG.warn("pool {} was not closed cleanly; recovered on open: {} chunks reclaimed; {}", where,
-                    report.reclaimedChunks(), String.join("; ", report.notes()));
+                    report.reclaimedChunks(), summary(report.notes(), NOTES_LOGGED));
         }
         meta.putIntVolatile(STATE_OFFSET, STATE_OPEN);
+    }
+
+    /**
+     * @param notes what a recovery did, one line each
+     * @param shown how many to quote
+     * @return their count and the first {@code shown} of them, for one log line
+     */
+    static String summary(List<String> notes, int shown) {
+        if (notes.isEmpty()) {
+            return "no notes";
+        }
+        if (notes.size() <= shown) {
+            return notes.size() + (notes.size() == 1 ? " note: " : " notes: ") + String.join("; ", notes);
+        }
+        return notes.size() + " notes, the first " + shown + ": " + String.join("; ", notes.subList(0, shown))
+                + "; and " + (notes.size() - shown) + " more (RecoveryReport.notes() lists them)";
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.ferrite.bench.server;
 
+import dev.ferrite.bench.Publication;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -152,7 +153,8 @@ final class ServerReport {
         b.append("Ferrite KV server against Redis ").append(first.redisVersion)
                 .append(" on the same core (`java -jar bench/target/ferrite-bench.jar --redis`; Ferrite with its defaults, "
                         + "no busy polling; median of ")
-                .append(first.rounds).append(" rounds; Ferrite / Redis requests per second, and p99 in ms; full tables in "
+                .append(first.rounds).append(" rounds; Ferrite's time per request as a ratio to Redis's, lower is faster (the inverse of the ratio of "
+                        + "requests per second), and both p99s in ms, Ferrite's first; full tables in "
                         + "[docs/SERVER-BENCHMARKS.md](docs/SERVER-BENCHMARKS.md)):\n\n");
         StringBuilder heading = new StringBuilder("| test |");
         StringBuilder rule = new StringBuilder("|---|");
@@ -201,20 +203,20 @@ final class ServerReport {
         return b.toString();
     }
 
-    /** @return "1.22x (0.399 / 4.287)": the throughput ratio, then Ferrite's and Redis's p99 */
+    /** @return "0.82x (p99 0.399 / 4.287)": Ferrite's time per request over Redis's, then Ferrite's and Redis's p99 */
     private static String cell(Map<String, List<BenchmarkRow>> byServer) {
         if (byServer == null) {
             return "–";
         }
         Summary redis = Summary.of(byServer.getOrDefault("Redis", List.of()));
         Summary ferrite = Summary.of(byServer.getOrDefault("Ferrite", List.of()));
-        return String.format(Locale.ROOT, "%.2fx (p99 %.3f / %.3f)", ferrite.rps() / redis.rps(), ferrite.p99(), redis.p99());
+        return String.format(Locale.ROOT, "%.2fx (p99 %.3f / %.3f)", redis.rps() / ferrite.rps(), ferrite.p99(), redis.p99());
     }
 
     private static String ratio(Map<String, List<BenchmarkRow>> byServer) {
         Summary redis = Summary.of(byServer.getOrDefault("Redis", List.of()));
         Summary ferrite = Summary.of(byServer.getOrDefault("Ferrite", List.of()));
-        return String.format(Locale.ROOT, "%.2fx (%,.0f vs %,.0f req/s)", ferrite.rps() / redis.rps(), ferrite.rps(), redis.rps());
+        return String.format(Locale.ROOT, "%.2fx (%,.0f vs %,.0f req/s)", redis.rps() / ferrite.rps(), ferrite.rps(), redis.rps());
     }
 
     /** @return every round of every pass: persistence, load, test, server, round, req/s, p50, p99 */
@@ -311,7 +313,7 @@ final class ServerReport {
     static List<Path> publish(Path root, String[] args, List<ServerVsRedis.ServerResults> passes) throws IOException {
         Path page = root.resolve("docs").resolve("SERVER-BENCHMARKS.md");
         Files.writeString(page, "# Ferrite KV server vs Redis\n\nWritten by `java -jar bench/target/ferrite-bench.jar --redis "
-                + String.join(" ", args) + "`: do not edit by hand.\n\n" + markdown(passes), StandardCharsets.UTF_8);
+                + Publication.quoted(args) + "`: do not edit by hand.\n\n" + markdown(passes), StandardCharsets.UTF_8);
         Path readme = root.resolve("README.md");
         String text = Files.readString(readme, StandardCharsets.UTF_8);
         int begin = text.indexOf(BEGIN);

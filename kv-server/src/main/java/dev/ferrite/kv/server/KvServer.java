@@ -102,9 +102,9 @@ public final class KvServer implements AutoCloseable {
         reaper = new ExpiryReaper(server);
         periodicFsync = b.fsync == FsyncPolicy.EVERYSEC ? new PeriodicFsync(databases, b.lowPriorityFsync) : null;
         transport = Transport.pick();
-        boss = transport.group(1, 0);
+        boss = transport.group("ferrite-kv-accept", 1, 0);
         busyPollMicros = b.busyPollMicros;
-        workers = transport.group(b.threads, busyPollMicros);
+        workers = transport.group("ferrite-kv-io", b.threads, busyPollMicros);
         databases.retireAfter(task -> afterEveryLoop(workers, task));
         ServerLimits limits = b.limits;
         long maxOutput = b.maxOutputBufferBytes;

@@ -8,6 +8,7 @@ import io.netty.channel.epoll.EpollEventLoopGroup;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import java.nio.channels.spi.SelectorProvider;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -61,19 +62,22 @@ enum Transport {
     }
 
     /**
+     * @param name            the threads' name, {@code ferrite-...}: they are daemons named
+     *                        {@code name-N-M}
      * @param threads         event-loop threads, at least 1
      * @param busyPollMicros  how long each loop keeps polling after its last work before it sleeps
      *                        ({@link BusyPoll}); 0 for Netty's usual wait
      * @return a new event-loop group of this transport
      */
-    EventLoopGroup group(int threads, int busyPollMicros) {
+    EventLoopGroup group(String name, int threads, int busyPollMicros) {
+        ThreadFactory daemons = new DefaultThreadFactory(name, true);
         if (busyPollMicros == 0) {
-            return this == EPOLL ? new EpollEventLoopGroup(threads) : new NioEventLoopGroup(threads);
+            return this == EPOLL ? new EpollEventLoopGroup(threads, daemons) : new NioEventLoopGroup(threads, daemons);
         }
         long window = TimeUnit.MICROSECONDS.toNanos(busyPollMicros);
         SelectStrategyFactory strategy = () -> new BusyPoll(window, System::nanoTime);
-        return this == EPOLL ? new EpollEventLoopGroup(threads, strategy)
-                : new NioEventLoopGroup(threads, (ThreadFactory) null, SelectorProvider.provider(), strategy);
+        return this == EPOLL ? new EpollEventLoopGroup(threads, daemons, strategy)
+                : new NioEventLoopGroup(threads, daemons, SelectorProvider.provider(), strategy);
     }
 
     Class<? extends ServerChannel> serverChannel() {

@@ -2,15 +2,19 @@ package dev.ferrite.kv.server;
 
 import org.junit.jupiter.api.Test;
 
+import java.util.HashSet;
 import java.util.Properties;
 import java.util.Set;
 import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A {@link KvServer} embedded in a program is a guest in its JVM: it sets no system property,
- * starts no process (no {@code renice} unless asked) and does not busy-poll unless asked.
+ * starts no process (no {@code renice} unless asked), does not busy-poll unless asked, and its
+ * threads are daemons named {@code ferrite-...} that end when it closes.
  */
 class EmbeddedServerMannersTest extends ServerFixture {
 
@@ -26,6 +30,29 @@ class EmbeddedServerMannersTest extends ServerFixture {
         assertEquals(0, server.busyPollMicros(), "no busy polling unless asked");
         assertEquals(before, System.getProperties(), "no system property set or changed");
         assertEquals(childrenBefore, children(), "no process started");
+    }
+
+    @Test
+    void itsThreadsAreDaemonsNamedFerriteThatEndOnClose() throws Exception {
+        Set<Thread> before = Thread.getAllStackTraces().keySet();
+        startServer(b -> b.httpPort(0).fsync(FsyncPolicy.EVERYSEC));
+        try (RespClient c = new RespClient(server.port())) {
+            assertEquals("OK", c.call("SET", "k", "v"));
+            assertEquals("OK", c.call("MSET", "a", "1", "b", "2"));
+        }
+        Set<Thread> started = new HashSet<>(Thread.getAllStackTraces().keySet());
+        started.removeAll(before);
+        assertFalse(started.isEmpty(), "the server runs threads");
+        for (Thread t : started) {
+            assertTrue(t.getName().startsWith("ferrite-"), t.getName() + " is not named ferrite-...");
+            assertTrue(t.isDaemon(), t.getName() + " is not a daemon");
+        }
+        server.close();
+        server = null;
+        for (Thread t : started) {
+            t.join(10_000);
+            assertFalse(t.isAlive(), t.getName() + " still runs after the server closed");
+        }
     }
 
     private static Set<Long> children() {
