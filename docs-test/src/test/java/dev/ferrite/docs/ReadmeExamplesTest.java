@@ -42,6 +42,7 @@ class ReadmeExamplesTest {
     /** An example that needs JVM flags says so in a comment; the test runs it with exactly those. */
     private static final Pattern FLAGS = Pattern.compile("// JVM flags: (.*)");
     private static final String NEWER_JDKS = ", on JDK 24+ ";
+    private static final Pattern SHM_NAME = Pattern.compile("\\.shm\\(\"([^\"]+)\"\\)");
     private static final Pattern DEPENDENCY = Pattern.compile("<dependency>\\s*<groupId>[^<]+</groupId>\\s*<artifactId>([^<]+)</artifactId>");
 
     /** One Java block and what it must print, or null if the README does not say. */
@@ -67,14 +68,50 @@ class ReadmeExamplesTest {
         List<Example> examples = examples(Files.readString(page, StandardCharsets.UTF_8));
         assertFalse(examples.isEmpty(), page + " holds no Java block");
         compile(examples, build);
-        List<String> shmBefore = shmFiles();
         for (Example example : examples) {
             run(example, build, work);
         }
         try (Stream<Path> left = Files.list(work)) {
             assertEquals(List.of(), left.toList(), "the examples delete what they create");
         }
-        assertEquals(shmBefore, shmFiles(), "the examples delete their shm pools and queues");
+        assertEquals(List.of(), shmFilesOf(examples), "the examples delete their shm pools and queues");
+    }
+
+    /**
+     * The storage, queue and map examples of the README, with Ferrite and SLF4J on the module path
+     * (the examples themselves in the unnamed module): the module descriptors export what the
+     * examples use, and the backends are found as services.
+     */
+    @Test
+    void theReadmeExamplesRunWithFerriteOnTheModulePath(@TempDir Path build, @TempDir Path work) throws Exception {
+        List<Example> examples = examples(Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8)).stream()
+                .filter(e -> List.of("Storage", "Orders", "UserStore").contains(e.className())).toList();
+        assertEquals(3, examples.size(), "the storage, queue and map examples are in the README");
+        List<String> entries = modulePath();
+        assertTrue(entries.size() >= 6, "api, two backends, queue, kv and SLF4J on the module path: " + entries);
+        String modulePath = String.join(File.pathSeparator, entries);
+        compile(examples, build, List.of("--module-path", modulePath, "--add-modules", "ALL-MODULE-PATH"));
+        for (Example example : examples) {
+            run(example, build, work, List.of("--module-path", modulePath, "--add-modules", "ALL-MODULE-PATH",
+                    "-cp", build.toString()));
+        }
+        try (Stream<Path> left = Files.list(work)) {
+            assertEquals(List.of(), left.toList(), "the examples delete what they create");
+        }
+    }
+
+    /** @return the class path entries of Ferrite's modules and SLF4J's: what a modular user puts on the module path */
+    private static List<String> modulePath() {
+        List<String> entries = new ArrayList<>();
+        for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+            String name = entry.replace('\\', '/');
+            boolean ferrite = name.matches(".*/ferrite-(api|backend-[a-z]+|queue|kv)-\\d[^/]*\\.jar")
+                    || name.matches(".*/(api|backend-[a-z]+|queue|kv)/target/classes/?");
+            if (ferrite || name.contains("/slf4j-api-") || name.contains("/slf4j-simple-")) {
+                entries.add(entry);
+            }
+        }
+        return entries;
     }
 
     @Test
@@ -149,6 +186,11 @@ class ReadmeExamplesTest {
     }
 
     private static void compile(List<Example> examples, Path build) throws IOException {
+        compile(examples, build, List.of("-classpath", System.getProperty("java.class.path")));
+    }
+
+    /** Compiles the examples into {@code build}, finding Ferrite as {@code libraries} say (class or module path). */
+    private static void compile(List<Example> examples, Path build, List<String> libraries) throws IOException {
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         List<File> files = new ArrayList<>();
         for (Example e : examples) {
@@ -159,19 +201,24 @@ class ReadmeExamplesTest {
         StringWriter diagnostics = new StringWriter();
         try (StandardJavaFileManager fm = javac.getStandardFileManager(null, null, StandardCharsets.UTF_8)) {
             Iterable<? extends JavaFileObject> units = fm.getJavaFileObjectsFromFiles(files);
-            List<String> options = List.of("--release", "17", "-Xlint:all", "-Werror", "-d", build.toString(),
-                    "-classpath", System.getProperty("java.class.path"));
+            List<String> options = new ArrayList<>(List.of("--release", "17", "-Xlint:all", "-Werror", "-d", build.toString()));
+            options.addAll(libraries);
             boolean ok = javac.getTask(diagnostics, fm, null, options, null, units).call();
             assertTrue(ok, "the examples compile:\n" + diagnostics);
         }
     }
 
     private static void run(Example example, Path build, Path work) throws Exception {
+        run(example, build, work, List.of("-cp", build + File.pathSeparator + System.getProperty("java.class.path")));
+    }
+
+    /** Runs an example compiled into {@code build}, Ferrite found as {@code libraries} say (with {@code build} on them). */
+    private static void run(Example example, Path build, Path work, List<String> libraries) throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        String classPath = build + File.pathSeparator + System.getProperty("java.class.path");
         List<String> command = new ArrayList<>(List.of(java));
         command.addAll(flags(example.source()));
-        command.addAll(List.of("-cp", classPath, example.className()));
+        command.addAll(libraries);
+        command.add(example.className());
         ProcessBuilder pb = new ProcessBuilder(command).directory(work.toFile());
         pb.environment().remove("JAVA_TOOL_OPTIONS");
         pb.environment().remove("JDK_JAVA_OPTIONS");
@@ -216,13 +263,21 @@ class ReadmeExamplesTest {
         return flags;
     }
 
-    private static List<String> shmFiles() throws IOException {
-        Path shm = Path.of("/dev/shm");
-        if (!Files.isDirectory(shm)) {
-            return List.of();
+    /**
+     * @return the files in {@code /dev/shm} of the shm pools and queues the examples name
+     *         ({@code .shm("NAME")}), which they must have deleted; other processes' files are not
+     *         looked at
+     */
+    private static List<String> shmFilesOf(List<Example> examples) {
+        List<String> left = new ArrayList<>();
+        for (Example e : examples) {
+            Matcher m = SHM_NAME.matcher(e.source());
+            while (m.find()) {
+                if (Files.exists(Path.of("/dev/shm", m.group(1)))) {
+                    left.add(m.group(1));
+                }
+            }
         }
-        try (Stream<Path> files = Files.list(shm)) {
-            return files.map(f -> f.getFileName().toString()).filter(n -> n.startsWith("ferrite-")).sorted().toList();
-        }
+        return left;
     }
 }
