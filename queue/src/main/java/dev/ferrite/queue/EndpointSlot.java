@@ -2,7 +2,6 @@ package dev.ferrite.queue;
 
 import dev.ferrite.ChunkPool;
 import dev.ferrite.PoolSpec;
-import dev.ferrite.Segment;
 import dev.ferrite.internal.pool.Liveness;
 import dev.ferrite.internal.pool.LivenessLayout;
 import dev.ferrite.internal.pool.ProcessSlot;
