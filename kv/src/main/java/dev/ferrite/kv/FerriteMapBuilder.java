@@ -346,18 +346,14 @@ public final class FerriteMapBuilder<K, V> {
         if (pool != null) {
             return pool.segmentNames().contains(name);
         }
-        if (file != null) {
-            return Files.exists(file);
-        }
-        if (shm != null) {
-            return Files.exists(PoolSpec.shm(shm).build().backingFile());
-        }
-        return false;
+        Path backing = location().build().backingFile();
+        return backing != null && Files.exists(backing);
     }
 
     /** @return the place of a map in a pool of its own, as messages name it */
     private String where() {
-        return file != null ? file.toString() : "shm '" + shm + "' (" + PoolSpec.shm(shm).build().backingFile() + ")";
+        Path backing = location().build().backingFile();
+        return shm == null ? String.valueOf(backing) : "shm '" + shm + "' (" + backing + ")";
     }
 
     private MapStore openIn(ChunkPool p) {

@@ -47,10 +47,7 @@ final class MapClients {
         for (int slot = 0; slot < CLIENT_COUNT; slot++) {
             long at = MapLayout.client(slot);
             if (ProcessSlot.claimIfFreeOrDead(memory, at + CLIENT_IDENTITY, at + CLIENT_LIVENESS) == -1) {
-                if (!ProcessSlot.holderRuns(memory, at + CLIENT_IDENTITY, at + CLIENT_LIVENESS)) {
-                    slot--; // lost a race for this slot to a claimant that has let go since: look again
-                }
-                continue;
+                continue; // a running process holds it, or another claimant just won it
             }
             long generation = header.getAndAddLong(at + CLIENT_GENERATION, 1) + 1;
             Liveness.Stamp stamp = Liveness.keepStamping(memory, at + CLIENT_LIVENESS);
