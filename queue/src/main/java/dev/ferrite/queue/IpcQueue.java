@@ -216,7 +216,7 @@ public final class IpcQueue implements AutoCloseable {
             throw new FerriteException(ring + " already has a live consumer");
         }
         try {
-            Consumer consumer = new Consumer(this, ring, slot, spec);
+            Consumer consumer = RingConsumer.of(this, ring, slot, spec);
             endpoints.add(consumer);
             return consumer;
         } catch (RuntimeException e) {

@@ -21,20 +21,21 @@ class EndpointLayoutTest {
 
     @Test
     void hotFieldsOfBothEndpointsStartAfterALinePairOfPadding() throws Exception {
-        assertPadded(Consumer.class, "head");
+        assertPadded(RingConsumer.class, "head");
         assertPadded(RingProducer.class, "tail");
         assertPadded(OneToOneProducer.class, "freedCache");
     }
 
     /**
      * No field of an endpoint slips in front of the padding: HotSpot fills the 4-byte hole after a
-     * 12-byte object header with a subclass's int or reference, which put {@code Consumer.spanCount}
+     * 12-byte object header with a subclass's int or reference, which put a consumer's span count
      * (written on every poll) and {@code RingProducer.maxMessage} (read on every offer) at offset 12,
      * in the line of whatever object lies just before.
      */
     @Test
     void everyFieldOfEveryEndpointLiesPastThePadding() throws Exception {
-        for (Class<?> type : new Class<?>[] {Consumer.class, OneToOneProducer.class, ManyToOneProducer.class}) {
+        for (Class<?> type : new Class<?>[] {OneToOneConsumer.class, ManyToOneConsumer.class,
+                OneToOneProducer.class, ManyToOneProducer.class}) {
             for (Class<?> c = type; c != LinePadding.class; c = c.getSuperclass()) {
                 for (Field f : c.getDeclaredFields()) {
                     if (!Modifier.isStatic(f.getModifiers())) {
