@@ -1,9 +1,12 @@
 package dev.ferrite.queue;
 
 import static dev.ferrite.queue.QueueLayout.HEAD_CACHE_OFFSET;
+import static dev.ferrite.queue.QueueLayout.RING_OFFSET;
 import static dev.ferrite.queue.QueueLayout.SLOT_CLAIM;
 import static dev.ferrite.queue.QueueLayout.TAIL_OFFSET;
+import static dev.ferrite.queue.RecordLayout.HEADER_BYTES;
 import static dev.ferrite.queue.RecordLayout.PADDING_TYPE;
+import static dev.ferrite.queue.RecordLayout.aligned;
 import static dev.ferrite.queue.RecordLayout.header;
 
 /**
@@ -32,6 +35,21 @@ final class ManyToOneProducer extends RingProducer {
         this.claimWord = slot.offset + SLOT_CLAIM;
         // A dead predecessor's CLAIM is not this producer's: forget it before the first claim.
         segment.putLongVolatile(claimWord, -1L);
+    }
+
+    @Override
+    public boolean offer(byte[] src, int offset, int length, int type) {
+        checkOffer(src, offset, length, type);
+        int recordLength = HEADER_BYTES + length;
+        long position = claim(aligned(recordLength));
+        if (position < 0) {
+            return false;
+        }
+        long at = RING_OFFSET + (position & mask);
+        segment.putLongOrdered(at, header(-recordLength, owner)); // in progress: a dead writer is skipped
+        copyPayload(src, offset, at + HEADER_BYTES, length);
+        segment.putLongOrdered(at, header(recordLength, type));
+        return true;
     }
 
     @Override

@@ -1,9 +1,12 @@
 package dev.ferrite.queue;
 
 import static dev.ferrite.queue.QueueLayout.HEAD_CACHE_OFFSET;
+import static dev.ferrite.queue.QueueLayout.RING_OFFSET;
 import static dev.ferrite.queue.QueueLayout.TAIL_OFFSET;
 import static dev.ferrite.queue.RecordLayout.ALIGNMENT;
+import static dev.ferrite.queue.RecordLayout.HEADER_BYTES;
 import static dev.ferrite.queue.RecordLayout.PADDING_TYPE;
+import static dev.ferrite.queue.RecordLayout.aligned;
 import static dev.ferrite.queue.RecordLayout.header;
 
 /**
@@ -113,6 +116,23 @@ final class OneToOneProducer extends RingProducer {
         }
         tail = t;
         storeTail();
+    }
+
+    @Override
+    public boolean offer(byte[] src, int offset, int length, int type) {
+        checkOffer(src, offset, length, type);
+        int recordLength = HEADER_BYTES + length;
+        long position = claim(aligned(recordLength));
+        if (position < 0) {
+            return false;
+        }
+        long at = RING_OFFSET + (position & mask);
+        copyPayload(src, offset, at + HEADER_BYTES, length);
+        segment.putLongOrdered(at, header(recordLength, type)); // the payload is visible first
+        if (tail - storedTail >= tailLag) {
+            storeTail();
+        }
+        return true;
     }
 
     @Override

@@ -14,10 +14,12 @@ import static dev.ferrite.queue.RecordLayout.aligned;
 import static dev.ferrite.queue.RecordLayout.header;
 
 /**
- * What both producer kinds share: the record format, the checks, the offers and the claims. How
- * ring space is claimed and when the tail becomes visible differ per protocol and live in one
- * subclass each: {@link OneToOneProducer} (the tail is the producer's own) and
- * {@link ManyToOneProducer} (the tail is claimed by CAS). Used by one thread at a time.
+ * What both producer kinds share: the record format, the checks, the claims and the less frequent
+ * offers. How ring space is claimed and when the tail becomes visible differ per protocol and live
+ * in one subclass each: {@link OneToOneProducer} (the tail is the producer's own) and
+ * {@link ManyToOneProducer} (the tail is claimed by CAS). Each subclass also writes the most used
+ * offer, {@code offer(byte[], int, int, int)}, as one linear method: checks, claim, copy, header,
+ * with no call back into this class but the copy. Used by one thread at a time.
  */
 abstract sealed class RingProducer extends LinePadding implements Producer permits OneToOneProducer, ManyToOneProducer {
 
@@ -37,7 +39,7 @@ abstract sealed class RingProducer extends LinePadding implements Producer permi
     final long capacity;
     final long mask;
     private final int maxMessage;
-    private final int owner;
+    final int owner;
     private final IdleStrategy idle;
     private final long livenessMillis;
     private final Claim claim;
@@ -159,6 +161,13 @@ abstract sealed class RingProducer extends LinePadding implements Producer permi
         }
     }
 
+    /** Every check of {@code offer(byte[], int, int, int)}, before anything is claimed. */
+    final void checkOffer(byte[] src, int offset, int length, int type) {
+        checkMessage(length, type);
+        checkArrayRange(src.length, offset, length);
+        checkNoOpenClaim();
+    }
+
     // ---- offers -------------------------------------------------------------------------------
 
     @Override
@@ -166,27 +175,12 @@ abstract sealed class RingProducer extends LinePadding implements Producer permi
         return offer(message, 0, message.length, 0);
     }
 
-    @Override
-    public boolean offer(byte[] src, int offset, int length, int type) {
-        checkMessage(length, type);
-        checkArrayRange(src.length, offset, length);
-        checkNoOpenClaim();
-        long at = beginRecord(HEADER_BYTES + length);
-        if (at < 0) {
-            return false;
-        }
-        copyPayload(src, offset, at + HEADER_BYTES, length);
-        endRecord(at, HEADER_BYTES + length, type);
-        return true;
-    }
-
     /**
      * Copies a payload into claimed ring bytes: 8-byte words up to {@link #SMALL_COPY}, one bulk
-     * copy beyond. {@link JitHints} asks C2 to inline this and {@link #endRecord} into the queue's
-     * methods: at a call site the profile calls cold, some JDK 25 JVMs otherwise leave them out of
-     * line for their life (docs/PERFORMANCE.md).
+     * copy beyond. Named with {@link #endRecord} in the opt-in compiler directive of
+     * {@link JitHints}.
      */
-    private void copyPayload(byte[] src, int offset, long to, int length) {
+    final void copyPayload(byte[] src, int offset, long to, int length) {
         if (length > SMALL_COPY) {
             segment.copyFrom(src, offset, to, length);
             return;
