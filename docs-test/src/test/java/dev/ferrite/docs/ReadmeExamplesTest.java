@@ -32,7 +32,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * (for Java 17) against this module's class path, which holds exactly the dependencies of the
  * README's {@code pom.xml} ({@link #theReadmePomIsThisModulesDependencies}), then run in the page's
  * order, each in a JVM of its own started with no flags (as a user starts it), all in one working
- * directory. A {@code text} block right after a Java block is what that program must print. The
+ * directory. A {@code text} block right after a Java block, or its {@code // prints:} comments, are
+ * what that program must print. The
  * programs must print no JVM or SLF4J warning and must leave nothing behind: no file in the working
  * directory, nothing of theirs in {@code /dev/shm}.
  */
@@ -42,6 +43,8 @@ class ReadmeExamplesTest {
     /** An example that needs JVM flags says so in a comment; the test runs it with exactly those. */
     private static final Pattern FLAGS = Pattern.compile("// JVM flags: (.*)");
     private static final String NEWER_JDKS = ", on JDK 24+ ";
+    /** What an example prints may also be written in it, a line of output per comment. */
+    private static final Pattern PRINTS = Pattern.compile("(?m)// prints: (.*)$");
     private static final Pattern SHM_NAME = Pattern.compile("\\.shm\\(\"([^\"]+)\"\\)");
     private static final Pattern DEPENDENCY = Pattern.compile("<dependency>\\s*<groupId>[^<]+</groupId>\\s*<artifactId>([^<]+)</artifactId>");
 
@@ -114,6 +117,15 @@ class ReadmeExamplesTest {
         return entries;
     }
 
+    /** The README is a door, not a manual: at most 250 lines; the performance page at most 200. */
+    @Test
+    void theReadmeAndThePerformancePageStayShort() throws IOException {
+        long readme = Files.readAllLines(Path.of("..", "README.md"), StandardCharsets.UTF_8).size();
+        assertTrue(readme <= 250, "README.md has " + readme + " lines; at most 250");
+        long performance = Files.readAllLines(Path.of("..", "docs", "PERFORMANCE.md"), StandardCharsets.UTF_8).size();
+        assertTrue(performance <= 200, "docs/PERFORMANCE.md has " + performance + " lines; at most 200");
+    }
+
     @Test
     void theReadmeShowsAnExampleOfEachModuleAUserProgramsAgainst() throws IOException {
         String readme = Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8);
@@ -152,7 +164,10 @@ class ReadmeExamplesTest {
         return found;
     }
 
-    /** Splits a Markdown text into its {@code java} blocks, each with the {@code text} block after it. */
+    /**
+     * Splits a Markdown text into its {@code java} blocks, each with what it must print: the
+     * {@code text} block right after it, else its {@code // prints: LINE} comments, else nothing.
+     */
     static List<Example> examples(String markdown) {
         List<String> lines = markdown.lines().toList();
         List<Example> found = new ArrayList<>();
@@ -176,6 +191,13 @@ class ReadmeExamplesTest {
                     out.append(lines.get(k)).append('\n');
                 }
                 output = out.toString();
+            } else {
+                Matcher prints = PRINTS.matcher(source);
+                StringBuilder out = new StringBuilder();
+                while (prints.find()) {
+                    out.append(prints.group(1)).append('\n');
+                }
+                output = out.length() == 0 ? null : out.toString();
             }
             Matcher m = CLASS.matcher(source);
             assertTrue(m.find(), "a Java block must be a whole program with a public class:\n" + source);

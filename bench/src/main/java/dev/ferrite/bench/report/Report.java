@@ -10,6 +10,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.infra.BenchmarkParams;
 import org.openjdk.jmh.results.Result;
@@ -28,6 +30,9 @@ public final class Report {
     private static final List<String> SIZE_PARAMS = List.of("size", "slots", "chars", "messageSize", "peer");
     /** Percentiles reported for sampled (latency) benchmarks, besides nothing else: a mean hides the tail. */
     private static final double[] PERCENTILES = {50, 99};
+    /** Operations the summary leaves to the full table: variants of a row it shows, and the backends' own race. */
+    static final Set<String> SUMMARY_LEAVES_OUT = Set.of("get, hit, 2 threads (per thread)", "get, miss",
+            "free one, allocate 1-64 chunks");
 
     /**
      * One measured benchmark, placed in its group.
@@ -228,13 +233,16 @@ public final class Report {
 
     /**
      * The few lines a reader sees first: one row per operation of each experiment at its first size
-     * (the queue at 8 and 64 bytes), each Ferrite backend's ratio to the baseline (its plain
-     * checked call: no batch, no checks off) and the best peer's. An operation no backend has a
-     * plain row for (the batched gets, measured on one backend) is left to the full table.
+     * (the queue at 8 and 64 bytes, with its peer in another process where the run has that), each
+     * Ferrite backend's ratio to the baseline (its plain checked call: no batch, no checks off) and
+     * the best peer's. Left to the full table: an operation no backend has a plain row for (the
+     * batched gets, measured on one backend), {@link #SUMMARY_LEAVES_OUT}, and a queue row whose
+     * peer is a thread when the run has the same with a process.
      *
      * @return a small Markdown table under the environment line
      */
     public String summary() {
+        Set<String> groups = rows.stream().map(Row::group).collect(Collectors.toSet());
         List<String> backends = rows.stream().map(Row::backend).filter(b -> !b.isEmpty()).distinct().sorted().toList();
         Map<String, List<Row>> byGroup = new LinkedHashMap<>();
         for (Row row : rows) {
@@ -242,8 +250,7 @@ public final class Report {
         }
         Map<String, String> firstSize = new LinkedHashMap<>();
         StringBuilder md = new StringBuilder();
-        md.append("Median time per item as a ratio to the baseline (lower is faster); ")
-                .append(environment).append(".\n\n| experiment | operation | baseline |");
+        md.append("Medians; ").append(environment).append(".\n\n| experiment | operation | baseline |");
         backends.forEach(b -> md.append(" Ferrite `").append(b).append("` |"));
         md.append(" best peer |\n|---|---|---|");
         backends.forEach(b -> md.append("---:|"));
@@ -257,6 +264,10 @@ public final class Report {
             boolean queue = any.entry().experiment().equals(Catalog.QUEUE) || any.entry().experiment().equals(Catalog.PING_PONG);
             if (queue ? sizes.contains("messageSize=") && !sizes.matches(".*messageSize=(8|64)\\b.*")
                     : !firstSize.computeIfAbsent(opKey, k -> sizes).equals(sizes)) {
+                continue;
+            }
+            if (SUMMARY_LEAVES_OUT.contains(parts[1])
+                    || sizes.contains("peer=thread") && groups.contains(g.getKey().replace("peer=thread", "peer=process"))) {
                 continue;
             }
             if (group.stream().noneMatch(r -> !r.backend().isEmpty() && r.entry().representsBackend())) {

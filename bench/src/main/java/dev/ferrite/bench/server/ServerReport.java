@@ -116,7 +116,7 @@ final class ServerReport {
 
     /** The rows of one Ferrite (the default, or a variant) against Redis: throughput, latency, CPU per million. */
     private static void table(ServerVsRedis.ServerResults r, StringBuilder b, String ferriteName) {
-        b.append("| mode | test | Redis req/s | Ferrite req/s | Ferrite / Redis | Redis p50 / p99 | Ferrite p50 / p99 "
+        b.append("| mode | test | Redis req/s | Ferrite req/s | Ferrite's time / Redis's | Redis p50 / p99 | Ferrite p50 / p99 "
                 + "| Redis CPU s / 1M | Ferrite CPU s / 1M |\n");
         b.append("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Map.Entry<String, Map<String, Map<String, List<BenchmarkRow>>>> m : r.rows.entrySet()) {
@@ -125,7 +125,7 @@ final class ServerReport {
                 Summary ferrite = Summary.of(t.getValue().getOrDefault(ferriteName, List.of()));
                 b.append(String.format(Locale.ROOT, "| %s | %s | %,.0f (%,.0f–%,.0f) | %,.0f (%,.0f–%,.0f) | **%.2fx** | %.3f / %.3f | %.3f / %.3f | %s | %s |%n",
                         m.getKey(), t.getKey(), redis.rps(), redis.min(), redis.max(), ferrite.rps(), ferrite.min(),
-                        ferrite.max(), ferrite.rps() / redis.rps(), redis.p50(), redis.p99(), ferrite.p50(), ferrite.p99(),
+                        ferrite.max(), redis.rps() / ferrite.rps(), redis.p50(), redis.p99(), ferrite.p50(), ferrite.p99(),
                         cpu(redis.cpu()), cpu(ferrite.cpu())));
             }
         }
@@ -146,15 +146,17 @@ final class ServerReport {
         b.append('\n');
     }
 
-    /** The README's short form: per test a column for each pass and pipelining, the few-client rows, memory. */
+    /**
+     * The README's short form: per test a column for each pass and pipelining (Ferrite's time per
+     * request over Redis's, the README's one ratio convention, and both p99s), and memory.
+     */
     static String summary(List<ServerVsRedis.ServerResults> passes) {
         ServerVsRedis.ServerResults first = passes.get(0);
         StringBuilder b = new StringBuilder();
         b.append("Ferrite KV server against Redis ").append(first.redisVersion)
                 .append(" on the same core (`java -jar bench/target/ferrite-bench.jar --redis`; Ferrite with its defaults, "
-                        + "no busy polling; median of ")
-                .append(first.rounds).append(" rounds; Ferrite's time per request as a ratio to Redis's, lower is faster (the inverse of the ratio of "
-                        + "requests per second), and both p99s in ms, Ferrite's first; full tables in "
+                        + "no busy polling; median of ").append(first.rounds)
+                .append(" rounds; both p99s in ms, Ferrite's first; few-client rows and the tables in "
                         + "[docs/SERVER-BENCHMARKS.md](docs/SERVER-BENCHMARKS.md)):\n\n");
         StringBuilder heading = new StringBuilder("| test |");
         StringBuilder rule = new StringBuilder("|---|");
@@ -174,18 +176,6 @@ final class ServerReport {
                 }
             }
             b.append('\n');
-        }
-        for (ServerVsRedis.ServerResults r : passes) {
-            List<String> few = new ArrayList<>();
-            for (Map.Entry<String, Map<String, Map<String, List<BenchmarkRow>>>> m : r.rows.entrySet()) {
-                if (!m.getKey().equals(ServerVsRedis.UNPIPELINED) && !m.getKey().equals(ServerVsRedis.PIPELINED)) {
-                    m.getValue().forEach((test, byServer) -> few.add(test + " from " + m.getKey() + " " + ratio(byServer)));
-                }
-            }
-            if (!few.isEmpty()) {
-                b.append("\n").append(capitalized(r.persistence.label)).append(", unpipelined, few clients: ")
-                        .append(String.join("; ", few)).append(".\n");
-            }
         }
         List<String> memory = new ArrayList<>();
         for (ServerVsRedis.ServerResults r : passes) {
@@ -211,12 +201,6 @@ final class ServerReport {
         Summary redis = Summary.of(byServer.getOrDefault("Redis", List.of()));
         Summary ferrite = Summary.of(byServer.getOrDefault("Ferrite", List.of()));
         return String.format(Locale.ROOT, "%.2fx (p99 %.3f / %.3f)", redis.rps() / ferrite.rps(), ferrite.p99(), redis.p99());
-    }
-
-    private static String ratio(Map<String, List<BenchmarkRow>> byServer) {
-        Summary redis = Summary.of(byServer.getOrDefault("Redis", List.of()));
-        Summary ferrite = Summary.of(byServer.getOrDefault("Ferrite", List.of()));
-        return String.format(Locale.ROOT, "%.2fx (%,.0f vs %,.0f req/s)", redis.rps() / ferrite.rps(), ferrite.rps(), redis.rps());
     }
 
     /** @return every round of every pass: persistence, load, test, server, round, req/s, p50, p99 */
