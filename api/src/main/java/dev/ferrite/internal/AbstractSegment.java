@@ -127,8 +127,8 @@ public abstract class AbstractSegment extends SegmentPrimitives implements Segme
     /** Checked with checks on or off: {@code [off, off + len)} in the open segment, writable if asked. */
     private void checkRange(long off, long len, boolean write) {
         // Compared here, not with Objects.checkFromIndexSize: C2 inlines that call or not as the
-        // profile has it, and a JVM that leaves it out of line keeps a slower caller for its life
-        // (docs/PERFORMANCE.md, Queue). The bound is at least -1 (closed), so nothing overflows.
+        // profile has it, and a JVM that leaves it out of line keeps a slower caller for its life.
+        // The bound is at least -1 (closed), so nothing overflows.
         long bound = write ? writeLimit : limit;
         if ((off | len) < 0 || len > bound - off) {
             throw write ? writeError(off, len) : rangeError(off, len);

@@ -161,8 +161,7 @@ final class OneToOneProducer extends RingProducer {
      * The cached freed position leaves no room for a claim of {@code needed} bytes at {@code t}:
      * reads FREED again. Out of line, with {@link #leftPayload} and {@link #storeTail}
      * ({@link JitHints#NOT_INLINED}): inlined, these rare paths made the compiled offer's shape
-     * depend on when each was first taken, and one JVM in three ran it 15-40% slower for its life
-     * (docs/PERFORMANCE.md, Queue).
+     * depend on when each was first taken, and one JVM in three ran it 15-40% slower for its life.
      *
      * @return whether the claim fits now; if not, the true tail is in TAIL
      */

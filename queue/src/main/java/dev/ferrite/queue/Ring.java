@@ -15,11 +15,9 @@ import static dev.ferrite.queue.QueueLayout.*;
 final class Ring {
 
     /**
-     * Up to this many bytes are zeroed with word stores rather than a fill. Measured on JDK 25
-     * (one {@code Segment.fill} against a loop of {@code putLong(off, 0)}, per call): 16 bytes
-     * 4.0 against 1.7 ns on {@code unsafe}, 5.0 against 1.8 on {@code ffm}; 72 bytes 4.4 against
-     * 5.3 and 5.8 against 6.8; 256 bytes 6.7 against 24 and 7.0 against 29. So the stores pay only
-     * for the one or two records a caught-up consumer frees per poll when they are small.
+     * Up to this many bytes are zeroed with word stores rather than a fill: the one or two small
+     * records a caught-up consumer frees per poll (on JDK 25, {@code unsafe}: 16 bytes in 1.7 ns
+     * with stores against 4.0 with one {@code Segment.fill}; 256 bytes 24 against 6.7).
      */
     private static final int SMALL_ZERO = 48;
 

@@ -9,14 +9,12 @@ import java.util.List;
  * Runs the requests every connection of an event loop read in one pass over its ready
  * connections after that pass, then sends each connection's replies, as Redis writes its clients'
  * replies just before it waits again. The first request of a pass queues one task on the loop;
- * Netty runs the loop's tasks once it has handled every ready connection. Sending after the pass:
- * measured on the bench machine with 50 unpipelined clients ({@code redis-benchmark -t get}),
- * without busy polling, 170-176k requests/s against 165-167k when each connection flushed at once.
- * Running after the pass: the keys of the pass's requests are warmed together first
- * ({@link PassPrefetch}), group by group, so that one request from each of many connections
- * waits for memory about as a pipeline does, once per group rather than once or twice a request:
- * 50 clients with {@code -P 16 INCR}s got 1.04-1.21x the requests/s of running each request as
- * it was read, in four side-by-side rounds (docs/PERFORMANCE.md, KV server).
+ * Netty runs the loop's tasks once it has handled every ready connection. Sending after the pass
+ * makes one write per connection and pass. Running after the pass lets the keys of the pass's
+ * requests be warmed together first ({@link PassPrefetch}), group by group, so that one request
+ * from each of many connections waits for memory about as a pipeline does, once per group rather
+ * than once or twice a request: 50 clients with {@code -P 16 INCR}s got 1.04-1.21x the requests/s
+ * of running each request as it was read.
  *
  * <p>One instance per event-loop thread; used by that thread only.
  */
