@@ -212,11 +212,10 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
         } catch (ClassCastException e) {
             return false;
         }
-        for (int s = 0; s < store.sectionCount; s++) {
-            for (byte[][] e : store.snapshot(s)) {
-                if (java.util.Arrays.equals(e[1], v)) {
-                    return true;
-                }
+        RawEntries entries = new RawEntries();
+        while (entries.hasNext()) {
+            if (java.util.Arrays.equals(entries.next()[1], v)) {
+                return true;
             }
         }
         return false;
@@ -621,6 +620,11 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
 
     // ---------------------------------------------------------------- the rest
 
+    /** @return the store underneath, for tests of this package */
+    MapStore store() {
+        return store;
+    }
+
     /** @return a snapshot of the map's size, memory and repairs */
     public MapStats stats() {
         return store.stats();
@@ -696,30 +700,61 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
 
     // ---------------------------------------------------------------- views
 
-    private final class EntryIterator implements Iterator<Map.Entry<K, V>> {
-        private int section = -1;
+    /**
+     * The key and value bytes of every entry, read a few hundred at a time with the cursor of
+     * {@link #scan} (so an entry present throughout is met once, even across a rebuild), never a
+     * whole section at once.
+     */
+    private final class RawEntries implements Iterator<byte[][]> {
+        /** Entries each step aims for. */
+        private static final int STEP = 256;
+        private int section;
+        private long bucket;
+        private boolean sectionDone;
         private List<byte[][]> batch = List.of();
         private int index;
-        private K lastKey;
 
         @Override
         public boolean hasNext() {
             while (index >= batch.size()) {
-                if (section + 1 >= store.sectionCount) {
+                if (sectionDone) {
+                    section++;
+                    bucket = 0;
+                    sectionDone = false;
+                }
+                if (section >= store.sectionCount) {
                     return false;
                 }
-                batch = store.snapshot(++section);
+                MapStore.BucketRun run = store.scanBuckets(section, bucket, STEP);
+                batch = run.entries;
                 index = 0;
+                bucket = run.next;
+                sectionDone = run.next == 0;
             }
             return true;
         }
 
         @Override
-        public Map.Entry<K, V> next() {
+        public byte[][] next() {
             if (!hasNext()) {
                 throw new NoSuchElementException();
             }
-            byte[][] e = batch.get(index++);
+            return batch.get(index++);
+        }
+    }
+
+    private final class EntryIterator implements Iterator<Map.Entry<K, V>> {
+        private final RawEntries entries = new RawEntries();
+        private K lastKey;
+
+        @Override
+        public boolean hasNext() {
+            return entries.hasNext();
+        }
+
+        @Override
+        public Map.Entry<K, V> next() {
+            byte[][] e = entries.next();
             K k = decodeKey(e[0]);
             lastKey = k;
             return new WriteThroughEntry(k, decodeValue(e[1]));

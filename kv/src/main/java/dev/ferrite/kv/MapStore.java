@@ -505,21 +505,6 @@ final class MapStore implements AutoCloseable {
     }
 
     /**
-     * Reads every live entry of one section at one instant (one generation), for iteration.
-     *
-     * @return key and value bytes of each entry, in slot order
-     */
-    List<byte[][]> snapshot(int section) {
-        return readConsistently(section, (v, undo) -> {
-            List<byte[][]> out = new ArrayList<>();
-            for (int i = 0; i < v.slots; i++) {
-                copyEntry(v, i, -1, undo, out);
-            }
-            return out;
-        });
-    }
-
-    /**
      * Runs a read of one section at one instant: reads the section's generation and stamp, runs
      * {@code body} on that generation's view without a lock, and returns its result if neither
      * changed meanwhile; otherwise (a writer was active, or a rebuild happened) runs it again.
@@ -589,8 +574,9 @@ final class MapStore implements AutoCloseable {
     }
 
     /**
-     * Copies the entry a slot names into {@code out} if it is live, intact and (unless
-     * {@code homeBucket} is -1) has that home slot.
+     * Copies the entry a slot names into {@code out} if it is live, intact, has {@code homeBucket}
+     * as its home slot and is not named by an earlier slot of the probe run from there (two slot
+     * words naming one entry are damage: the entry is met once).
      *
      * @return false if the slot is empty (the end of a probe run), true otherwise
      */
@@ -620,7 +606,7 @@ final class MapStore implements AutoCloseable {
         } else if (!checksumMatches(v, off, k, vl)) {
             return true;
         }
-        if (homeBucket != -1 && (seg.hash64(off + EntryLayout.KEY, k) & v.mask) != homeBucket) {
+        if ((seg.hash64(off + EntryLayout.KEY, k) & v.mask) != homeBucket || namedEarlierInRun(v, slot, homeBucket, off)) {
             return true;
         }
         byte[] kb = new byte[k];
@@ -629,6 +615,16 @@ final class MapStore implements AutoCloseable {
         seg.copyTo(valueAt, vb, 0, vl);
         out.add(new byte[][] {kb, vb});
         return true;
+    }
+
+    /** @return whether a slot of the run from {@code homeBucket} before {@code slot} names the entry at {@code off} */
+    private static boolean namedEarlierInRun(SectionView v, int slot, long homeBucket, long off) {
+        for (int i = (int) homeBucket; i != slot; i = (i + 1) & v.mask) {
+            if ((v.segment.getLongVolatile(SectionLayout.slot(i)) & OFFSET_MASK) == off) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Entries read by one step of {@link #scanBuckets}, and where the next step starts. */
@@ -1067,6 +1063,11 @@ final class MapStore implements AutoCloseable {
 
     // ---------------------------------------------------------------- locks
 
+    /** @return the lock word this map's client slot writes, or 0 if the map is read-only */
+    long clientLockValue() {
+        return client == null ? 0 : client.lockValue;
+    }
+
     private void lock(int section) {
         checkOpen();
         Thread me = Thread.currentThread();
@@ -1107,20 +1108,39 @@ final class MapStore implements AutoCloseable {
         }
     }
 
-    /** Takes a section's lock from a dead holder and repairs the section; false if the holder may run. */
+    /**
+     * Takes a section's lock from a dead holder and repairs the section; false if the holder may
+     * run. A lock word naming this map's own client slot while no thread of this process holds
+     * the lock (seen twice, a millisecond apart: a thread of ours sets its ownership right after
+     * its CAS and clears it right before its release) can only be damage, and is taken over too.
+     */
     private boolean takeOverIfDead(int section, long lock) {
-        if (MapClients.lockHolderRuns(header, lock)) {
-            return false;
-        }
-        long pid = MapClients.lockHolderPid(header, lock);
         long at = MapLayout.line(section) + LINE_LOCK;
+        String cause;
+        if (lock == client.lockValue) {
+            if (lockOwners[section] != null) {
+                return false;
+            }
+            LockSupport.parkNanos(1_000_000);
+            if (lockOwners[section] != null || header.getLongVolatile(at) != lock) {
+                return false;
+            }
+            cause = "its lock word names this process's own client slot, which does not hold it (damage)";
+        } else {
+            if (MapClients.lockHolderRuns(header, lock)) {
+                return false;
+            }
+            long pid = MapClients.lockHolderPid(header, lock);
+            cause = "its writer (" + (pid == 0 ? "pid unknown: its client slot was taken again since" : "pid " + pid)
+                    + ") died holding the lock";
+        }
         if (!header.compareAndSetLong(at, lock, client.lockValue)) {
             return false;
         }
         lockOwners[section] = Thread.currentThread();
         try {
             settleInPlaceUpdate(section);
-            repair(section, pid);
+            repair(section, cause);
         } catch (RuntimeException e) {
             unlock(section);
             throw e;
@@ -1175,11 +1195,10 @@ final class MapStore implements AutoCloseable {
         return repaired;
     }
 
-    private void repair(int section, long deadPid) {
+    private void repair(int section, String cause) {
         long at = MapLayout.line(section) + LINE_REPAIRS;
         header.putLongVolatile(at, header.getLong(at) + 1);
-        LOG.warn("map '{}' section {}: its writer ({}) died holding the lock; taken over and repaired",
-                name, section, deadPid == 0 ? "pid unknown: its client slot was taken again since" : "pid " + deadPid);
+        LOG.warn("map '{}' section {}: {}; taken over and repaired", name, section, cause);
         try {
             rebuild(section, 0, true);
         } catch (PoolExhaustedException e) {

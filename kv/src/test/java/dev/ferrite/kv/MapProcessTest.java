@@ -58,18 +58,25 @@ class MapProcessTest {
             for (int round = 0; round < rounds; round++) {
                 List<Process> writers = new ArrayList<>();
                 List<Thread> readers = new ArrayList<>();
+                AtomicLong roundAcks = new AtomicLong();
                 for (int id = 0; id < 2; id++) {
                     Process p = ChildJvm.start(ChildJvm.ferriteFlags(), MapPeer.class, "writer", backend, where,
                             String.valueOf(id), String.valueOf(KEYS), String.valueOf(round * 1_000_000_000L));
                     writers.add(p);
-                    readers.add(readAcks(p, acked));
+                    readers.add(readAcks(p, acked, roundAcks));
                 }
                 AtomicBoolean stop = new AtomicBoolean();
                 AtomicReference<Throwable> readerError = new AtomicReference<>();
                 AtomicLong reads = new AtomicLong();
                 Thread reader = new Thread(() -> readWhileTheyWrite(b, stop, readerError, reads));
                 reader.start();
-                Thread.sleep(1200 + random.nextInt(1200)); // start-up, then a random instant of writing
+                // Kill at a random instant of writing, however long the JVMs took to start on this host.
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+                while (roundAcks.get() < 2 && System.nanoTime() - deadline < 0) {
+                    Thread.sleep(10);
+                }
+                assertTrue(roundAcks.get() >= 2, "the writers of round " + round + " acknowledged nothing in 120 s");
+                Thread.sleep(200 + random.nextInt(1200));
                 for (Process p : writers) {
                     p.destroyForcibly(); // SIGKILL
                 }
@@ -111,7 +118,6 @@ class MapProcessTest {
                     repairsSeen = map.stats().repairs();
                 }
             }
-            assertTrue(acked.size() >= KEYS, "the writers got going: " + acked.size() + " keys acknowledged");
             System.out.println("kill -9 rounds on " + backend + ": " + acked.size() + " keys acknowledged, "
                     + repairsSeen + " section takeovers and repairs");
         } finally {
@@ -233,7 +239,7 @@ class MapProcessTest {
         }
     }
 
-    private static Thread readAcks(Process p, Map<String, Long> acked) {
+    private static Thread readAcks(Process p, Map<String, Long> acked, AtomicLong count) {
         Thread t = new Thread(() -> {
             try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
                 String line;
@@ -242,6 +248,7 @@ class MapProcessTest {
                     if (space > 0) {
                         long i = Long.parseLong(line.substring(space + 1));
                         acked.merge(line.substring(0, space), i, Math::max);
+                        count.incrementAndGet();
                     }
                 }
             } catch (IOException | NumberFormatException e) {

@@ -129,7 +129,7 @@ class CrashAtomicityTest {
             try (RespClient c = ServerProcesses.connect(port, server)) {
                 c.call("FLUSHALL");
                 assertEquals("OK", c.call("SET", "moving:a", "payload"));
-                Thread killer = ServerProcesses.killLater(server, 200 + ThreadLocalRandom.current().nextInt(800));
+                Thread killer = null; // started at the first acknowledgement, however slow this host is
                 try {
                     for (long i = 0; ; i++) {
                         String[] mset = new String[1 + 2 * keys];
@@ -153,10 +153,14 @@ class CrashAtomicityTest {
                         }
                         assertTrue(c.read() instanceof List<?> l && l.size() == queued);
                         acknowledged = i;
+                        if (killer == null) {
+                            killer = ServerProcesses.killLater(server, ThreadLocalRandom.current().nextInt(800));
+                        }
                     }
                 } catch (IOException gone) {
                     // the server is gone
                 }
+                assertTrue(killer != null, "round " + round + ": the server died before it acknowledged anything");
                 killer.join();
             }
             assertTrue(server.waitFor(10, TimeUnit.SECONDS));
