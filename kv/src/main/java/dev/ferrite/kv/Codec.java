@@ -43,6 +43,22 @@ public interface Codec<T> {
     T decode(ByteBuffer src, int length);
 
     /**
+     * The codec's identity, recorded in the header of a map it creates: opening a map with a codec
+     * of another identity is refused, naming both (a codec of {@code byte[]} reads any map's raw
+     * bytes). Two codecs share an identity only if each decodes what the other encodes. The
+     * built-ins: {@code bytes}, {@code utf8}, {@code int64}, {@code int32}, {@code float64},
+     * {@code uuid}, and for {@link #record} {@code record(TYPE NAME, ...)} from the record's
+     * components (nested records spelled out), so reordering, renaming or retyping a component
+     * changes it while renaming the record class does not.
+     *
+     * @return a non-empty, stable name; by default the codec's class name, which a codec of one's
+     *         own should replace with a name that outlives refactoring
+     */
+    default String id() {
+        return getClass().getName();
+    }
+
+    /**
      * @return the length of every encoding if it is fixed (such values can be updated in place),
      *         else -1
      */

@@ -14,6 +14,9 @@ final class Codecs {
     private Codecs() {
     }
 
+    /** The identity of {@link #BYTES}: raw bytes, which read every map. */
+    static final String BYTES_ID = "bytes";
+
     static final Codec<byte[]> BYTES = new Codec<>() {
         @Override
         public int size(byte[] value) {
@@ -30,6 +33,11 @@ final class Codecs {
             byte[] b = new byte[length];
             src.get(b);
             return b;
+        }
+
+        @Override
+        public String id() {
+            return BYTES_ID;
         }
 
         @Override
@@ -55,12 +63,17 @@ final class Codecs {
         }
 
         @Override
+        public String id() {
+            return "utf8";
+        }
+
+        @Override
         public String toString() {
             return "Codec.utf8()";
         }
     };
 
-    static final Codec<Long> LONG = new Fixed<>(Long.BYTES, "Long") {
+    static final Codec<Long> LONG = new Fixed<>(Long.BYTES, "Long", "int64") {
         @Override
         public void encode(Long value, ByteBuffer dst) {
             dst.putLong(value);
@@ -72,7 +85,7 @@ final class Codecs {
         }
     };
 
-    static final Codec<Integer> INT = new Fixed<>(Integer.BYTES, "Integer") {
+    static final Codec<Integer> INT = new Fixed<>(Integer.BYTES, "Integer", "int32") {
         @Override
         public void encode(Integer value, ByteBuffer dst) {
             dst.putInt(value);
@@ -84,7 +97,7 @@ final class Codecs {
         }
     };
 
-    static final Codec<Double> DOUBLE = new Fixed<>(Double.BYTES, "Double") {
+    static final Codec<Double> DOUBLE = new Fixed<>(Double.BYTES, "Double", "float64") {
         @Override
         public void encode(Double value, ByteBuffer dst) {
             dst.putLong(Double.doubleToLongBits(value)); // every NaN as the canonical one
@@ -96,7 +109,7 @@ final class Codecs {
         }
     };
 
-    static final Codec<UUID> UUID_CODEC = new Fixed<>(16, "UUID") {
+    static final Codec<UUID> UUID_CODEC = new Fixed<>(16, "UUID", "uuid") {
         @Override
         public void encode(UUID value, ByteBuffer dst) {
             dst.putLong(value.getMostSignificantBits()).putLong(value.getLeastSignificantBits());
@@ -112,10 +125,17 @@ final class Codecs {
     abstract static class Fixed<T> implements Codec<T> {
         private final int size;
         private final String name;
+        private final String id;
 
-        Fixed(int size, String name) {
+        Fixed(int size, String name, String id) {
             this.size = size;
             this.name = name;
+            this.id = id;
+        }
+
+        @Override
+        public final String id() {
+            return id;
         }
 
         @Override

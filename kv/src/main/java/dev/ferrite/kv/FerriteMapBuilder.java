@@ -10,7 +10,6 @@ import dev.ferrite.spi.MemoryBackend;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Objects;
-import java.util.Optional;
 
 /**
  * Collects the settings of a {@link FerriteMap} and creates or opens it. Where the map lives: a
@@ -270,7 +269,7 @@ public final class FerriteMapBuilder<K, V> {
             throw new InvalidSpecException("a map cannot be created read-only");
         }
         if (pool != null) {
-            return new FerriteMap<>(keyCodec, valueCodec, MapStore.create(pool, name, shape(pool)), null);
+            return new FerriteMap<>(keyCodec, valueCodec, MapStore.create(pool, name, shape(pool), keyCodec, valueCodec), null);
         }
         PoolSpec.Builder spec = location().capacity(capacity).maxNamedSegments(2 * sectionCount() + 64);
         if (overwrite) {
@@ -283,7 +282,7 @@ public final class FerriteMapBuilder<K, V> {
         }
         ChunkPool made = backend().createPool(spec.build());
         try {
-            return new FerriteMap<>(keyCodec, valueCodec, MapStore.create(made, name, shape(made)), made);
+            return new FerriteMap<>(keyCodec, valueCodec, MapStore.create(made, name, shape(made), keyCodec, valueCodec), made);
         } catch (RuntimeException e) {
             made.close();
             if (made.spec().kind() != PoolSpec.Kind.ANONYMOUS) {
@@ -356,9 +355,17 @@ public final class FerriteMapBuilder<K, V> {
         return shm == null ? String.valueOf(backing) : "shm '" + shm + "' (" + backing + ")";
     }
 
+    /** @return the map in a pool, its codecs checked against those it was made with */
     private MapStore openIn(ChunkPool p) {
-        Optional<MapStore> store = MapStore.open(p, name, readOnly);
-        return store.orElseThrow(() -> new FerriteException("no map named '" + name + "' in " + p.spec().describe()));
+        MapStore store = MapStore.open(p, name, readOnly)
+                .orElseThrow(() -> new FerriteException("no map named '" + name + "' in " + p.spec().describe()));
+        try {
+            store.checkCodecs(keyCodec, valueCodec);
+        } catch (RuntimeException e) {
+            store.close();
+            throw e;
+        }
+        return store;
     }
 
     private MemoryBackend backend() {

@@ -9,14 +9,15 @@ package dev.ferrite.kv;
  *   +--------+---------+----------+-----------+----------+------------+---------+
  *   | MAGIC  | VERSION | SECTIONS | CLIENTS   | MAX_KEY  | MAX_VALUE  | CRC     |
  *   +--------+---------+----------+-----------+----------+------------+---------+
- *  32                40                                                        128
- *   | CREATED_MILLIS  | (zero)                                                    |
+ *  32                40                48                  56                 88                 120        124      128
+ *   | CREATED_MILLIS  | KEY_CODEC_HASH  | VALUE_CODEC_HASH  | KEY_CODEC_NAME   | VALUE_CODEC_NAME  | CODECS_CRC | (zero) |
  *  128: CLIENTS client slots of CLIENT_SIZE bytes
  *  SECTIONS_OFFSET: SECTIONS section lines of LINE_SIZE bytes
  * </pre>
  *
  * <p>A creator writes everything, then the CRC, then the magic: an opener that sees the magic sees
- * a complete header. The fields before {@link #CREATED_MILLIS}+8 never change afterwards; the
+ * a complete header. Bytes [40, 124) record the codecs' identities ({@link MapCodecs}); a header
+ * whose codec hashes are both 0 records none (a map made before they were recorded). The fields before {@link #CREATED_MILLIS}+8 never change afterwards; the
  * client slots and section lines are updated with volatile stores and CAS.
  */
 final class MapLayout {
@@ -41,6 +42,18 @@ final class MapLayout {
     static final int CRC = 28;
     /** long: creation time, ms since the epoch. */
     static final int CREATED_MILLIS = 32;
+    /** long: XXH64 (seed 0) of the key codec's identity in UTF-8; 0 if not recorded. */
+    static final int KEY_CODEC_HASH = 40;
+    /** long: XXH64 (seed 0) of the value codec's identity in UTF-8; 0 if not recorded. */
+    static final int VALUE_CODEC_HASH = 48;
+    /** The key codec's identity in UTF-8, its first {@value #CODEC_NAME_BYTES} bytes, zero-padded: for messages. */
+    static final int KEY_CODEC_NAME = 56;
+    /** The value codec's identity, as {@link #KEY_CODEC_NAME}. */
+    static final int VALUE_CODEC_NAME = 88;
+    /** Bytes of each codec name field. */
+    static final int CODEC_NAME_BYTES = 32;
+    /** int: CRC-32C of bytes [40, 120), or 0 with all of them when no codec is recorded. */
+    static final int CODECS_CRC = 120;
 
     /** Offset of client slot 0. */
     static final int CLIENTS_OFFSET = 128;

@@ -112,12 +112,12 @@ final class MapStore implements AutoCloseable {
     }
 
     /**
-     * Makes a new map in a pool: the header, then each section's first data segment, then the
-     * header's CRC and magic.
+     * Makes a new map in a pool: the header with its codecs' identities, then each section's first
+     * data segment, then the header's CRC and magic.
      *
      * @throws FerriteException if the name is taken; nothing is left behind then
      */
-    static MapStore create(ChunkPool pool, String name, Shape shape) {
+    static MapStore create(ChunkPool pool, String name, Shape shape, Codec<?> keyCodec, Codec<?> valueCodec) {
         Segment header = pool.allocate(name, MapLayout.headerSize(shape.sections));
         List<String> made = new ArrayList<>();
         try {
@@ -137,6 +137,7 @@ final class MapStore implements AutoCloseable {
             header.putInt(MapLayout.MAX_KEY, shape.maxKey);
             header.putInt(MapLayout.MAX_VALUE, shape.maxValue);
             header.putLong(MapLayout.CREATED_MILLIS, System.currentTimeMillis());
+            MapCodecs.record(header, keyCodec, valueCodec);
             header.putInt(MapLayout.CRC, headerCrc(header));
             header.putLongVolatile(MapLayout.MAGIC, MapLayout.MAGIC_VALUE);
         } catch (RuntimeException e) {
@@ -1059,6 +1060,13 @@ final class MapStore implements AutoCloseable {
             throw new FerriteException("key of " + len + " bytes is over the limit of " + maxKey
                     + " bytes of map '" + name + "'");
         }
+    }
+
+    /**
+     * @throws FerriteException if the map was made with codecs of other identities (see {@link MapCodecs})
+     */
+    void checkCodecs(Codec<?> keyCodec, Codec<?> valueCodec) {
+        MapCodecs.check(header, keyCodec, valueCodec, "map " + describe());
     }
 
     // ---------------------------------------------------------------- locks

@@ -27,11 +27,14 @@ final class RecordCodec<R extends Record> implements Codec<R> {
     private final Field[] fields;
     private final MethodHandle constructor;
     private final int fixedSize;
+    /** {@code record(TYPE NAME, ...)}: see {@link Codec#id()}. */
+    private final String id;
 
-    private RecordCodec(Class<R> type, Field[] fields, MethodHandle constructor) {
+    private RecordCodec(Class<R> type, Field[] fields, MethodHandle constructor, String id) {
         this.type = type;
         this.fields = fields;
         this.constructor = constructor;
+        this.id = id;
         int fixed = 0;
         for (Field f : fields) {
             if (f.kind.fixedSize < 0) {
@@ -59,6 +62,7 @@ final class RecordCodec<R extends Record> implements Codec<R> {
         RecordComponent[] components = type.getRecordComponents();
         Field[] fields = new Field[components.length];
         Class<?>[] types = new Class<?>[components.length];
+        List<String> described = new ArrayList<>();
         MethodHandles.Lookup lookup = MethodHandles.lookup();
         try {
             for (int i = 0; i < components.length; i++) {
@@ -67,14 +71,26 @@ final class RecordCodec<R extends Record> implements Codec<R> {
                 var accessor = c.getAccessor();
                 accessor.setAccessible(true);
                 MethodHandle get = lookup.unreflect(accessor).asType(MethodType.methodType(Object.class, Object.class));
-                fields[i] = new Field(type.getSimpleName() + "." + c.getName(), kindOf(type, c, enclosing), get);
+                Kind kind;
+                String desc;
+                if (c.getType().isRecord()) {
+                    @SuppressWarnings({"unchecked", "rawtypes"})
+                    RecordCodec<?> nested = of((Class) c.getType(), enclosing);
+                    kind = Kind.recordKind(nested);
+                    desc = nested.id;
+                } else {
+                    kind = kindOf(type, c);
+                    desc = c.getType().isEnum() ? "enum" : c.getType().getSimpleName();
+                }
+                fields[i] = new Field(type.getSimpleName() + "." + c.getName(), kind, get);
+                described.add(desc + " " + c.getName());
             }
             Constructor<R> ctor = type.getDeclaredConstructor(types);
             ctor.setAccessible(true);
             MethodHandle make = lookup.unreflectConstructor(ctor).asSpreader(Object[].class, components.length)
                     .asType(MethodType.methodType(Object.class, Object[].class));
             enclosing.remove(type);
-            return new RecordCodec<>(type, fields, make);
+            return new RecordCodec<>(type, fields, make, "record(" + String.join(", ", described) + ")");
         } catch (ReflectiveOperationException | RuntimeException e) {
             if (e instanceof FerriteException fe) {
                 throw fe;
@@ -84,7 +100,8 @@ final class RecordCodec<R extends Record> implements Codec<R> {
         }
     }
 
-    private static Kind kindOf(Class<?> owner, RecordComponent c, List<Class<?>> enclosing) {
+    /** @return how a component of a type other than a record is stored */
+    private static Kind kindOf(Class<?> owner, RecordComponent c) {
         Class<?> t = c.getType();
         Kind k = Kind.of(t);
         if (k != null) {
@@ -92,11 +109,6 @@ final class RecordCodec<R extends Record> implements Codec<R> {
         }
         if (t.isEnum()) {
             return Kind.enumKind(t);
-        }
-        if (t.isRecord()) {
-            @SuppressWarnings({"unchecked", "rawtypes"})
-            RecordCodec<?> nested = of((Class) t, enclosing);
-            return Kind.recordKind(nested);
         }
         throw new FerriteException("record component " + owner.getSimpleName() + "." + c.getName() + " has type "
                 + t.getName() + "; a record codec takes primitives and their boxes, String, byte[], UUID, enums and records");
@@ -145,6 +157,11 @@ final class RecordCodec<R extends Record> implements Codec<R> {
     @Override
     public int fixedSize() {
         return fixedSize;
+    }
+
+    @Override
+    public String id() {
+        return id;
     }
 
     @Override

@@ -43,6 +43,16 @@ class MapFormatTest {
             assertEquals((int) crc.getValue(), h.getInt(28));
             assertTrue(Math.abs(System.currentTimeMillis() - h.getLong(32)) < 60_000);
             assertTrue(h.size() >= 4224 + 64L * sections);
+            byte[] utf8 = "utf8".getBytes(StandardCharsets.UTF_8);
+            assertEquals(XxHash64.hash(utf8, 0, utf8.length), h.getLong(40), "KEY_CODEC_HASH");
+            assertEquals(XxHash64.hash(utf8, 0, utf8.length), h.getLong(48), "VALUE_CODEC_HASH");
+            assertEquals("utf8", new String(bytes(h, 56, 4), StandardCharsets.UTF_8), "KEY_CODEC_NAME");
+            assertEquals(0, h.getByte(60), "KEY_CODEC_NAME is zero-padded");
+            assertEquals("utf8", new String(bytes(h, 88, 4), StandardCharsets.UTF_8), "VALUE_CODEC_NAME");
+            CRC32C codecs = new CRC32C();
+            codecs.update(bytes(h, 40, 80));
+            assertEquals((int) codecs.getValue(), h.getInt(120), "CODECS_CRC");
+            assertEquals(0, h.getInt(124));
 
             // This process holds a client slot: its identity word, a generation, a liveness record.
             int slot = -1;

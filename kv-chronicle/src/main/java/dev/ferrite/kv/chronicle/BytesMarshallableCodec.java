@@ -90,6 +90,15 @@ public final class BytesMarshallableCodec<T extends BytesMarshallable> implement
     }
 
     /**
+     * @return {@code chronicle:} and the value class's name: its {@code writeMarshallable} defines
+     *         the bytes, so the class is the identity a map records
+     */
+    @Override
+    public String id() {
+        return "chronicle:" + type.getName();
+    }
+
+    /**
      * Serializes the value into this thread's scratch bytes and returns their length; a following
      * {@link #encode} of the same instance on the same thread copies them instead of serializing
      * again.
