@@ -9,6 +9,7 @@ import java.nio.ByteOrder;
 import java.util.AbstractCollection;
 import java.util.AbstractMap;
 import java.util.AbstractSet;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
@@ -67,7 +68,33 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
         return b;
     };
     private static final ValueReader<Boolean> PRESENT = (segment, offset, length) -> Boolean.TRUE;
+    /** Keys {@link #getAll} warms together: about as many cache misses as a core keeps in flight. */
+    private static final int GET_ALL_GROUP = 16;
+    /** Per thread: the reader of {@link #get(Object, byte[])}, which runs no user code. */
+    private static final ThreadLocal<CopyInto> COPY_INTO = ThreadLocal.withInitial(CopyInto::new);
+
+    /** Copies a value into the array it is given, if it fits, and keeps its length. */
+    private static final class CopyInto implements ValueReader<Boolean> {
+        byte[] into;
+        int length;
+
+        @Override
+        public Boolean read(Segment segment, long offset, int length) {
+            this.length = length;
+            if (length <= into.length) {
+                segment.copyTo(offset, into, 0, length);
+            }
+            return Boolean.TRUE;
+        }
+    }
     private static final ThreadLocal<byte[][]> KEY_SCRATCH = ThreadLocal.withInitial(() -> new byte[][] {new byte[64]});
+    /**
+     * Per thread: the key of a {@link #get} or {@link #containsKey}, which run no user code while
+     * they use it (a {@code ValueReader} may call those, so this is not {@link #KEY_SCRATCH}).
+     */
+    private static final ThreadLocal<LookupKey> LOOKUP_KEY = ThreadLocal.withInitial(LookupKey::new);
+    /** Longest string a lookup encodes into its thread's buffer; longer ones are encoded as other keys. */
+    private static final int LOOKUP_CHARS = 1 << 12;
 
     private final Codec<K> keyCodec;
     private final Codec<V> valueCodec;
@@ -117,6 +144,59 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
         keyCodec.encode(k, buf);
         checkWritten(buf, size, keyCodec);
         return b;
+    }
+
+    /** A thread's lookup key: its UTF-8 or codec bytes, {@code bytes[0, length)}. */
+    private static final class LookupKey {
+        byte[] bytes = new byte[64];
+        int length;
+    }
+
+    /**
+     * Encodes a key for a lookup: a string of the UTF-8 codec without surrogates and of at most
+     * {@link #LOOKUP_CHARS} chars into the thread's buffer, without allocating; any other key as
+     * {@link #encodeKey} does.
+     */
+    private LookupKey lookupKey(Object key) {
+        Objects.requireNonNull(key, "key");
+        LookupKey k = LOOKUP_KEY.get();
+        if (keyCodec != Codecs.UTF8 || !encodeUtf8((String) key, k)) {
+            k.bytes = encodeKey(key);
+            k.length = k.bytes.length;
+            return k;
+        }
+        store.checkKeyLength(k.length);
+        return k;
+    }
+
+    /** @return false, leaving {@code into} to be refilled, if the string has a surrogate or is too long */
+    private static boolean encodeUtf8(String s, LookupKey into) {
+        int n = s.length();
+        if (n > LOOKUP_CHARS) {
+            return false;
+        }
+        if (into.bytes.length < 3 * n) {
+            into.bytes = new byte[3 * n];
+        }
+        byte[] b = into.bytes;
+        int p = 0;
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) {
+                b[p++] = (byte) c;
+            } else if (c < 0x800) {
+                b[p++] = (byte) (0xC0 | c >> 6);
+                b[p++] = (byte) (0x80 | c & 0x3F);
+            } else if (Character.isSurrogate(c)) {
+                return false; // pairs and lone surrogates: as String.getBytes encodes them
+            } else {
+                b[p++] = (byte) (0xE0 | c >> 12);
+                b[p++] = (byte) (0x80 | c >> 6 & 0x3F);
+                b[p++] = (byte) (0x80 | c & 0x3F);
+            }
+        }
+        into.length = p;
+        return true;
     }
 
     private byte[] encodeValue(V value) {
@@ -182,8 +262,77 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
      */
     @Override
     public V get(Object key) {
-        byte[] k = encodeKey(key);
-        return decodeValue(store.read(k, 0, k.length, hash(k), COPY, null));
+        LookupKey k = lookupKey(key);
+        return decodeValue(store.read(k.bytes, 0, k.length, MapStore.hash(k.bytes, 0, k.length), COPY, null));
+    }
+
+    /**
+     * Copies a key's value bytes (as the value codec wrote them) into an array of the caller's:
+     * no allocation for a key of Latin-1 characters, or of any codec but {@code utf8}'s once
+     * encoded. Thread-safe.
+     *
+     * @param key  the key, not null
+     * @param into where the bytes go, from index 0; copied only if the value fits
+     * @return the value's length in bytes (more than {@code into.length}: nothing was copied, and
+     *         that is the length to allocate), or -1 if the key is absent
+     * @throws NullPointerException if the key or {@code into} is null
+     */
+    public int get(K key, byte[] into) {
+        Objects.requireNonNull(into, "into");
+        LookupKey k = lookupKey(key);
+        CopyInto copy = COPY_INTO.get();
+        copy.into = into;
+        try {
+            boolean found = store.read(k.bytes, 0, k.length, MapStore.hash(k.bytes, 0, k.length), copy, Boolean.FALSE);
+            return found ? copy.length : -1;
+        } finally {
+            copy.into = null;
+        }
+    }
+
+    /**
+     * Gets many keys at once: their index slots and entries are brought toward the CPU caches 16
+     * keys at a time before they are read (see {@link #prefetch}), so their cache misses overlap
+     * instead of following one another. Each value is read as {@link #get} reads it; the result is
+     * no snapshot of the map at one instant. Thread-safe.
+     *
+     * @param keys the keys, none null
+     * @return a new map, in the keys' order, of every key present and its value
+     * @throws NullPointerException if a key is null
+     * @throws FerriteException     if the map is closed
+     */
+    public Map<K, V> getAll(Collection<? extends K> keys) {
+        store.checkOpen();
+        Map<K, V> found = new java.util.LinkedHashMap<>();
+        List<K> group = new ArrayList<>(GET_ALL_GROUP);
+        byte[][] encoded = new byte[GET_ALL_GROUP][];
+        for (K key : keys) {
+            encoded[group.size()] = encodeKey(key);
+            group.add(key);
+            if (group.size() == GET_ALL_GROUP) {
+                getGroup(group, encoded, found);
+            }
+        }
+        getGroup(group, encoded, found);
+        return found;
+    }
+
+    /** Reads a group of {@link #getAll} into {@code found}, then empties the group. */
+    private void getGroup(List<K> group, byte[][] encoded, Map<K, V> found) {
+        int n = group.size();
+        if (n == 0) {
+            return;
+        }
+        store.prefetch(encoded, 0, n);
+        for (int i = 0; i < n; i++) {
+            byte[] k = encoded[i];
+            V v = decodeValue(store.read(k, 0, k.length, hash(k), COPY, null));
+            if (v != null) {
+                found.put(group.get(i), v);
+            }
+            encoded[i] = null;
+        }
+        group.clear();
     }
 
     /**
@@ -192,8 +341,8 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
      */
     @Override
     public boolean containsKey(Object key) {
-        byte[] k = encodeKey(key);
-        return store.read(k, 0, k.length, hash(k), PRESENT, Boolean.FALSE);
+        LookupKey k = lookupKey(key);
+        return store.read(k.bytes, 0, k.length, MapStore.hash(k.bytes, 0, k.length), PRESENT, Boolean.FALSE);
     }
 
     /**

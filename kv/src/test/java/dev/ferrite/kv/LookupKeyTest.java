@@ -1,0 +1,92 @@
+package dev.ferrite.kv;
+
+import org.junit.jupiter.api.Test;
+
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * {@code get} and {@code containsKey} encode a string key into a per-thread buffer: the same bytes
+ * as {@code String.getBytes(UTF_8)} (which {@code put} uses) for every string, and no allocation
+ * for one of Latin-1 characters.
+ */
+class LookupKeyTest {
+
+    @Test
+    void aLookupFindsWhatAPutStoredForStringsOfEveryRange() {
+        Random random = new Random(3);
+        // Keyed as the codec sees them: a lone surrogate is '?' in UTF-8, so two such strings are one key.
+        Map<String, String> model = new HashMap<>();
+        Map<String, String> asked = new HashMap<>();
+        try (FerriteMap<String, String> map = FerriteMap.builder(Codec.utf8(), Codec.utf8()).maxKeySize(1024).create()) {
+            for (int i = 0; i < 3000; i++) {
+                String key = randomString(random, i % 6);
+                String encoded = new String(key.getBytes(StandardCharsets.UTF_8), StandardCharsets.UTF_8);
+                model.put(encoded, "v" + i);
+                asked.put(key, encoded);
+                map.put(key, "v" + i);
+            }
+            for (Map.Entry<String, String> e : asked.entrySet()) {
+                assertEquals(model.get(e.getValue()), map.get(e.getKey()), "get of " + codePoints(e.getKey()));
+                assertTrue(map.containsKey(e.getKey()), "containsKey of " + codePoints(e.getKey()));
+            }
+            assertEquals(model.size(), map.size());
+        }
+    }
+
+    @Test
+    void aLatin1KeyIsLookedUpWithoutAllocating() {
+        java.lang.management.ThreadMXBean bean = ManagementFactory.getThreadMXBean();
+        assumeTrue(bean instanceof com.sun.management.ThreadMXBean, "this JVM does not count allocated bytes");
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) bean;
+        assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled(),
+                "this JVM does not count allocated bytes");
+        try (FerriteMap<String, Long> map = FerriteMap.builder(Codec.utf8(), Codec.int64()).create()) {
+            String key = "café-key-0000001";
+            map.put(key, 1L);
+            int calls = 200_000;
+            boolean found = true;
+            for (int round = 0; round < 5; round++) { // warm up, then measure the last round
+                long before = threads.getThreadAllocatedBytes(Thread.currentThread().getId());
+                for (int i = 0; i < calls; i++) {
+                    found &= map.containsKey(key);
+                }
+                long perCall = (threads.getThreadAllocatedBytes(Thread.currentThread().getId()) - before) / calls;
+                if (round == 4) {
+                    assertTrue(perCall < 8, "containsKey of a Latin-1 key allocated " + perCall + " bytes per call");
+                }
+            }
+            assertTrue(found);
+        }
+    }
+
+    /** @return a string of 1 to 40 chars of one kind: ASCII, Latin-1, Greek, CJK, emoji (pairs), lone surrogates */
+    private static String randomString(Random random, int kind) {
+        int n = 1 + random.nextInt(40);
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            switch (kind) {
+                case 0 -> b.append((char) (0x20 + random.nextInt(0x5F)));
+                case 1 -> b.append((char) (0x20 + random.nextInt(0xE0)));
+                case 2 -> b.append((char) (0x370 + random.nextInt(0x90)));
+                case 3 -> b.append((char) (0x4E00 + random.nextInt(0x5000)));
+                case 4 -> b.appendCodePoint(0x1F600 + random.nextInt(0x50));
+                default -> b.append(random.nextBoolean() ? (char) (0xD800 + random.nextInt(0x800)) : 'x');
+            }
+        }
+        return b.toString();
+    }
+
+    private static String codePoints(String s) {
+        StringBuilder b = new StringBuilder();
+        s.codePoints().forEach(c -> b.append(Integer.toHexString(c)).append(' '));
+        return b.toString().trim();
+    }
+}
