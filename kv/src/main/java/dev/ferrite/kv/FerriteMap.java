@@ -6,15 +6,11 @@ import dev.ferrite.Segment;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.AbstractCollection;
 import java.util.AbstractMap;
-import java.util.AbstractSet;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentMap;
@@ -41,8 +37,9 @@ import java.util.function.Function;
  * process holds takes it over and repairs the section (see {@link #stats()}). The views
  * ({@link #keySet()}, {@link #values()}, {@link #entrySet()}) are live, and their iterators are
  * weakly consistent as {@code ConcurrentHashMap}'s: they never throw
- * {@code ConcurrentModificationException}, reflect each section as it was when they reached it, and
- * {@code remove} through them works.
+ * {@code ConcurrentModificationException}, meet an entry present throughout exactly once (they read
+ * a few hundred entries at a time, each batch as it was when read), and {@code remove} through them
+ * works.
  *
  * <p>Under the typed API is a zero-copy one on bytes, for servers and flyweight access:
  * {@link #readValue(byte[], ValueReader)} hands a value where it lies to a reader and allocates
@@ -100,9 +97,9 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
     private final Codec<V> valueCodec;
     private final MapStore store;
     private final ChunkPool ownedPool;
-    private KeySetView keySet;
-    private ValuesView values;
-    private EntrySetView entrySet;
+    private Set<K> keySet;
+    private Collection<V> values;
+    private Set<Map.Entry<K, V>> entrySet;
 
     FerriteMap(Codec<K> keyCodec, Codec<V> valueCodec, MapStore store, ChunkPool ownedPool) {
         this.keyCodec = keyCodec;
@@ -217,7 +214,7 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
     }
 
     @SuppressWarnings("unchecked")
-    private V decodeValue(byte[] b) {
+    V decodeValue(byte[] b) {
         if (b == null) {
             return null;
         }
@@ -227,7 +224,7 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
         return valueCodec.decode(ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN), b.length);
     }
 
-    private K decodeKey(byte[] b) {
+    K decodeKey(byte[] b) {
         return keyCodec.decode(ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN), b.length);
     }
 
@@ -361,7 +358,7 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
         } catch (ClassCastException e) {
             return false;
         }
-        RawEntries entries = new RawEntries();
+        MapViews.RawEntries entries = new MapViews.RawEntries(store);
         while (entries.hasNext()) {
             if (java.util.Arrays.equals(entries.next()[1], v)) {
                 return true;
@@ -529,20 +526,20 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
 
     @Override
     public Set<K> keySet() {
-        KeySetView v = keySet;
-        return v != null ? v : (keySet = new KeySetView());
+        Set<K> v = keySet;
+        return v != null ? v : (keySet = new MapViews.KeySet<>(this));
     }
 
     @Override
     public Collection<V> values() {
-        ValuesView v = values;
-        return v != null ? v : (values = new ValuesView());
+        Collection<V> v = values;
+        return v != null ? v : (values = new MapViews.Values<>(this));
     }
 
     @Override
     public Set<Map.Entry<K, V>> entrySet() {
-        EntrySetView v = entrySet;
-        return v != null ? v : (entrySet = new EntrySetView());
+        Set<Map.Entry<K, V>> v = entrySet;
+        return v != null ? v : (entrySet = new MapViews.EntrySet<>(this));
     }
 
     // ---------------------------------------------------------------- zero-copy byte API
@@ -769,7 +766,18 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
 
     // ---------------------------------------------------------------- the rest
 
-    /** @return the store underneath, for tests of this package */
+    /** @return whether a stored value and another object encode to the same bytes */
+    boolean valueBytesEqual(V stored, Object other) {
+        try {
+            @SuppressWarnings("unchecked")
+            V o = (V) other;
+            return java.util.Arrays.equals(encodeValue(stored), encodeValue(o));
+        } catch (ClassCastException e) {
+            return false;
+        }
+    }
+
+    /** @return the store underneath, for this package */
     MapStore store() {
         return store;
     }
@@ -844,244 +852,6 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
         store.close();
         if (ownedPool != null) {
             ownedPool.close();
-        }
-    }
-
-    // ---------------------------------------------------------------- views
-
-    /**
-     * The key and value bytes of every entry, read a few hundred at a time with the cursor of
-     * {@link #scan} (so an entry present throughout is met once, even across a rebuild), never a
-     * whole section at once.
-     */
-    private final class RawEntries implements Iterator<byte[][]> {
-        /** Entries each step aims for. */
-        private static final int STEP = 256;
-        private int section;
-        private long bucket;
-        private boolean sectionDone;
-        private List<byte[][]> batch = List.of();
-        private int index;
-
-        @Override
-        public boolean hasNext() {
-            while (index >= batch.size()) {
-                if (sectionDone) {
-                    section++;
-                    bucket = 0;
-                    sectionDone = false;
-                }
-                if (section >= store.sectionCount) {
-                    return false;
-                }
-                MapStore.BucketRun run = store.scanBuckets(section, bucket, STEP);
-                batch = run.entries;
-                index = 0;
-                bucket = run.next;
-                sectionDone = run.next == 0;
-            }
-            return true;
-        }
-
-        @Override
-        public byte[][] next() {
-            if (!hasNext()) {
-                throw new NoSuchElementException();
-            }
-            return batch.get(index++);
-        }
-    }
-
-    private final class EntryIterator implements Iterator<Map.Entry<K, V>> {
-        private final RawEntries entries = new RawEntries();
-        private K lastKey;
-
-        @Override
-        public boolean hasNext() {
-            return entries.hasNext();
-        }
-
-        @Override
-        public Map.Entry<K, V> next() {
-            byte[][] e = entries.next();
-            K k = decodeKey(e[0]);
-            lastKey = k;
-            return new WriteThroughEntry(k, decodeValue(e[1]));
-        }
-
-        @Override
-        public void remove() {
-            if (lastKey == null) {
-                throw new IllegalStateException("next() was not called, or remove() was already called for its entry");
-            }
-            FerriteMap.this.remove(lastKey);
-            lastKey = null;
-        }
-    }
-
-    /** The keys or the values of the entry iterator. */
-    private final class PartIterator<T> implements Iterator<T> {
-        private final EntryIterator entries = new EntryIterator();
-        private final Function<Map.Entry<K, V>, T> part;
-
-        PartIterator(Function<Map.Entry<K, V>, T> part) {
-            this.part = part;
-        }
-
-        @Override
-        public boolean hasNext() {
-            return entries.hasNext();
-        }
-
-        @Override
-        public T next() {
-            return part.apply(entries.next());
-        }
-
-        @Override
-        public void remove() {
-            entries.remove();
-        }
-    }
-
-    private final class WriteThroughEntry extends SimpleEntry<K, V> {
-        private static final long serialVersionUID = 1L;
-
-        WriteThroughEntry(K key, V value) {
-            super(key, value);
-        }
-
-        @Override
-        public V setValue(V value) {
-            Objects.requireNonNull(value, "value");
-            V old = super.setValue(value);
-            put(getKey(), value);
-            return old;
-        }
-    }
-
-    private final class EntrySetView extends AbstractSet<Map.Entry<K, V>> {
-        @Override
-        public Iterator<Map.Entry<K, V>> iterator() {
-            return new EntryIterator();
-        }
-
-        @Override
-        public int size() {
-            return FerriteMap.this.size();
-        }
-
-        @Override
-        public boolean isEmpty() {
-            return FerriteMap.this.isEmpty();
-        }
-
-        @Override
-        public boolean contains(Object o) {
-            if (!(o instanceof Map.Entry<?, ?> e) || e.getKey() == null || e.getValue() == null) {
-                return false;
-            }
-            V v;
-            try {
-                v = get(e.getKey());
-            } catch (ClassCastException x) {
-                return false;
-            }
-            return v != null && valueBytesEqual(v, e.getValue());
-        }
-
-        @Override
-        public boolean remove(Object o) {
-            if (!(o instanceof Map.Entry<?, ?> e) || e.getKey() == null || e.getValue() == null) {
-                return false;
-            }
-            try {
-                return FerriteMap.this.remove(e.getKey(), e.getValue());
-            } catch (ClassCastException x) {
-                return false;
-            }
-        }
-
-        @Override
-        public void clear() {
-            FerriteMap.this.clear();
-        }
-    }
-
-    private boolean valueBytesEqual(V stored, Object other) {
-        try {
-            @SuppressWarnings("unchecked")
-            V o = (V) other;
-            return java.util.Arrays.equals(encodeValue(stored), encodeValue(o));
-        } catch (ClassCastException e) {
-            return false;
-        }
-    }
-
-    private final class KeySetView extends AbstractSet<K> {
-        @Override
-        public Iterator<K> iterator() {
-            return new PartIterator<>(Map.Entry::getKey);
-        }
-
-        @Override
-        public int size() {
-            return FerriteMap.this.size();
-        }
-
-        @Override
-        public boolean isEmpty() {
-            return FerriteMap.this.isEmpty();
-        }
-
-        @Override
-        public boolean contains(Object o) {
-            try {
-                return o != null && containsKey(o);
-            } catch (ClassCastException e) {
-                return false;
-            }
-        }
-
-        @Override
-        public boolean remove(Object o) {
-            try {
-                return o != null && FerriteMap.this.remove(o) != null;
-            } catch (ClassCastException e) {
-                return false;
-            }
-        }
-
-        @Override
-        public void clear() {
-            FerriteMap.this.clear();
-        }
-    }
-
-    private final class ValuesView extends AbstractCollection<V> {
-        @Override
-        public Iterator<V> iterator() {
-            return new PartIterator<>(Map.Entry::getValue);
-        }
-
-        @Override
-        public int size() {
-            return FerriteMap.this.size();
-        }
-
-        @Override
-        public boolean isEmpty() {
-            return FerriteMap.this.isEmpty();
-        }
-
-        @Override
-        public boolean contains(Object o) {
-            return o != null && containsValue(o);
-        }
-
-        @Override
-        public void clear() {
-            FerriteMap.this.clear();
         }
     }
 }
