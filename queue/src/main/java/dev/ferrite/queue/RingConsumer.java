@@ -24,9 +24,9 @@ import static dev.ferrite.queue.RecordLayout.header;
  * ring and what it zeroes differ per protocol and live in one subclass each:
  * {@link OneToOneConsumer} and {@link ManyToOneConsumer}. Used by one thread at a time.
  *
- * <p>Invariants: FREED ≤ HEAD ≤ HEAD_PENDING between polls, all 8-byte aligned; bytes before FREED
- * read 0 up to a lap on, except what a one-producer consumer leaves of long records (see
- * {@link OneToOneConsumer}); FREED and HEAD never move backwards.
+ * <p>Invariants: between polls FREED ≤ HEAD ≤ HEAD_PENDING, all 8-byte aligned, and none of them
+ * moves backwards; the bytes from FREED to HEAD are consumed but not yet zeroed (one-producer queues
+ * only: see {@link OneToOneConsumer}).
  */
 abstract sealed class RingConsumer extends LinePadding implements Consumer permits OneToOneConsumer, ManyToOneConsumer {
 
