@@ -628,6 +628,54 @@ final class MapStore implements AutoCloseable {
         return false;
     }
 
+    /**
+     * Checks every entry of every section against its checksum and lengths; a section holding a
+     * damaged entry (or a slot word naming an entry outside its heap) is rebuilt without it unless
+     * the map is read-only. Reads each section as a get does, then takes its lock only to rebuild.
+     *
+     * @return damaged entries found
+     */
+    long verify() {
+        checkOpen();
+        long damaged = 0;
+        for (int s = 0; s < sectionCount; s++) {
+            long found = readConsistently(s, this::countDamaged);
+            if (found > 0 && client != null) {
+                lock(s);
+                try {
+                    rebuild(s, 0, false);
+                } finally {
+                    unlock(s);
+                }
+            }
+            damaged += found;
+        }
+        return damaged;
+    }
+
+    /** @return entries of a view that fail their checks (the one changed in place now: its lengths only) */
+    private long countDamaged(SectionView v, long undoEntry) {
+        Segment seg = v.segment;
+        long damaged = 0;
+        for (int i = 0; i < v.slots; i++) {
+            long w = seg.getLongVolatile(SectionLayout.slot(i));
+            if (w == 0 || w == TOMBSTONE) {
+                continue;
+            }
+            long off = w & OFFSET_MASK;
+            if (!v.entryFits(off)) {
+                damaged++;
+                continue;
+            }
+            int k = seg.getInt(off + EntryLayout.KEY_LENGTH);
+            int vl = seg.getInt(off + EntryLayout.VALUE_LENGTH);
+            if (off == undoEntry ? !lengthsFit(v, off, k, 0) : !checksumMatches(v, off, k, vl)) {
+                damaged++;
+            }
+        }
+        return damaged;
+    }
+
     /** Entries read by one step of {@link #scanBuckets}, and where the next step starts. */
     static final class BucketRun {
         /** The bucket cursor for the next step in this section; 0 when the section is done. */

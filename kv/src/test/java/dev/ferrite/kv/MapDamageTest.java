@@ -100,7 +100,7 @@ class MapDamageTest {
                     for (int i = 0; i + 1 < slots; i++) {
                         long w = s.getLong(SectionLayout.slot(i));
                         long next = s.getLong(SectionLayout.slot(i + 1));
-                        if (w > SectionLayout.TOMBSTONE && next > SectionLayout.TOMBSTONE && !written.contains(i)
+                        if (w != 0 && w != SectionLayout.TOMBSTONE && next != 0 && next != SectionLayout.TOMBSTONE && !written.contains(i)
                                 && occupied++ % 3 == 0) {
                             s.putLong(SectionLayout.slot(i + 1), w);
                             written.add(i + 1);
