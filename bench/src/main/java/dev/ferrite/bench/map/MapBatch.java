@@ -6,6 +6,7 @@ import dev.ferrite.kv.ValueReader;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -23,8 +24,8 @@ import org.openjdk.jmh.annotations.TearDown;
 /**
  * Gets in batches, as a server answering a pipeline of 16 GETs makes them: 16 random keys of
  * {@link MapOps}'s map (file pool, {@code unsafe} backend only, to keep the quick run short) read
- * one after another, and the same after {@link FerriteMap#prefetch} of the 16 keys, which lets
- * their cache misses overlap. Scores are ns per get.
+ * one after another, the same after {@link FerriteMap#prefetch} of the 16 keys, which lets
+ * their cache misses overlap, and {@link FerriteMap#getAll} of them. Scores are ns per get.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -82,6 +83,13 @@ public class MapBatch {
         byte[][] batch = a.batch(keys, entries, BATCH);
         map.prefetch(batch, 0, BATCH);
         return readAll(batch);
+    }
+
+    /** The same 16 keys through {@link FerriteMap#getAll}: warmed together, then read and copied out. */
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public int getAll(MapAccess a) {
+        return map.getAll(Arrays.asList(a.batch(keys, entries, BATCH))).size();
     }
 
     private int readAll(byte[][] batch) {

@@ -117,6 +117,8 @@ final class Catalog {
                 "op"));
         add("MapBatch.getHitBatchPrefetched", new Entry(MAP, batch, "FerriteMap readValue after prefetch(keys)", true,
                 false, null, 1, "op"));
+        add("MapBatch.getAll", new Entry(MAP, batch, "FerriteMap getAll(keys), values copied out", true, false, null, 1,
+                "op"));
         add("Chm.keyFetch", new Entry(MAP, "a random lookup key's fetch alone (part of every get and put)",
                 "String[] of the keys, last char read; no map", false, true, null, 1, "op"));
         add("MapReopen.openGetClose", new Entry(MAP, "reopen after a clean close", "FerriteMap", true, false, null, 1,
