@@ -289,9 +289,8 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
 
     /**
      * Gets many keys at once: their index slots and entries are brought toward the CPU caches 16
-     * keys at a time before they are read (see {@link #prefetch}), so their cache misses overlap
-     * instead of following one another. Each value is read as {@link #get} reads it; the result is
-     * no snapshot of the map at one instant. Thread-safe.
+     * keys at a time before they are read (see {@link #prefetch}). Each value is read as
+     * {@link #get} reads it; the result is no snapshot of the map at one instant. Thread-safe.
      *
      * @param keys the keys, none null
      * @return a new map, in the keys' order, of every key present and its value
