@@ -264,9 +264,9 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
     }
 
     /**
-     * Copies a key's value bytes (as the value codec wrote them) into an array of the caller's:
-     * no allocation for a key of Latin-1 characters, or of any codec but {@code utf8}'s once
-     * encoded. Thread-safe.
+     * Copies a key's value bytes (as the value codec wrote them) into an array of the caller's;
+     * allocates nothing for a {@code String} key of the {@code utf8} codec without surrogates (a
+     * key of another codec is encoded into a new array first). Thread-safe.
      *
      * @param key  the key, not null
      * @param into where the bytes go, from index 0; copied only if the value fits
