@@ -27,6 +27,9 @@ import static dev.ferrite.kv.MapLayout.VALUE_CODEC_NAME;
  */
 final class MapCodecs {
 
+    /** The hash of {@link Codecs#BYTES_ID}: raw bytes, which open any map. */
+    private static final long BYTES_HASH = hash(Codecs.BYTES_ID.getBytes(StandardCharsets.UTF_8));
+
     private MapCodecs() {
     }
 
@@ -74,8 +77,7 @@ final class MapCodecs {
         String id = codec.id();
         byte[] b = id.getBytes(StandardCharsets.UTF_8);
         long mine = hash(b);
-        long bytes = hash(Codecs.BYTES_ID.getBytes(StandardCharsets.UTF_8));
-        if (mine == stored || mine == bytes || stored == bytes) {
+        if (mine == stored || mine == BYTES_HASH || stored == BYTES_HASH) {
             return;
         }
         differ.add(side + " codec '" + storedName(header, nameAt) + "', opened with '" + id + "'");

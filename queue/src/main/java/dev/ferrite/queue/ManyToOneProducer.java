@@ -46,7 +46,7 @@ final class ManyToOneProducer extends RingProducer {
             return false;
         }
         long at = RING_OFFSET + (position & mask);
-        segment.putLongOrdered(at, header(-recordLength, owner)); // in progress: a dead writer is skipped
+        markInProgress(at, recordLength); // a dead writer's record is skipped
         copyPayload(src, offset, at + HEADER_BYTES, length);
         segment.putLongOrdered(at, header(recordLength, type));
         return true;

@@ -129,9 +129,7 @@ final class OneToOneProducer extends RingProducer {
         long at = RING_OFFSET + (position & mask);
         copyPayload(src, offset, at + HEADER_BYTES, length);
         segment.putLongOrdered(at, header(recordLength, type)); // the payload is visible first
-        if (tail - storedTail >= tailLag) {
-            storeTail();
-        }
+        publishTail();
         return true;
     }
 

@@ -39,7 +39,7 @@ abstract sealed class RingProducer extends LinePadding implements Producer permi
     final long capacity;
     final long mask;
     private final int maxMessage;
-    final int owner;
+    private final int owner;
     private final IdleStrategy idle;
     private final long livenessMillis;
     private final Claim claim;
