@@ -176,6 +176,16 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
             into.bytes = new byte[3 * n];
         }
         byte[] b = into.bytes;
+        int seen = 0;
+        for (int i = 0; i < n; i++) { // no branch per char: the common, ASCII case
+            char c = s.charAt(i);
+            b[i] = (byte) c;
+            seen |= c;
+        }
+        if (seen < 0x80) {
+            into.length = n;
+            return true;
+        }
         int p = 0;
         for (int i = 0; i < n; i++) {
             char c = s.charAt(i);

@@ -56,6 +56,7 @@ public final class FerriteMapBuilder<K, V> {
     private long capacity = DEFAULT_CAPACITY;
     private boolean readOnly;
     private boolean overwrite;
+    private boolean verifyReads;
 
     FerriteMapBuilder(Codec<K> keyCodec, Codec<V> valueCodec) {
         this.keyCodec = keyCodec;
@@ -247,6 +248,24 @@ public final class FerriteMapBuilder<K, V> {
     }
 
     /**
+     * Whether every get and write checks each entry it meets against the entry's checksum
+     * (default false). Without it an entry's checksum is checked when it matters: by
+     * {@link FerriteMap#verify()}, by each rebuild and repair of a section, and by an open that
+     * finds processes died with the map open; reads check an entry's lengths against the map's
+     * limits either way, and never return a torn entry (the sections' stamps see to that). With it,
+     * a read that meets damage (a disk or memory error, a file changed by a third party) skips the
+     * entry and counts it in {@link MapStats#damagedReads()}; a get of 100-byte values costs about
+     * a third more.
+     *
+     * @param verify whether to check every entry read
+     * @return this builder
+     */
+    public FerriteMapBuilder<K, V> verifyReads(boolean verify) {
+        this.verifyReads = verify;
+        return this;
+    }
+
+    /**
      * @param overwrite whether {@link #create()} replaces a map file or shm pool that already
      *                  exists at the place given (default false: creating over one is an error).
      *                  Has no effect on a map made in a pool of the caller's ({@link #pool}).
@@ -269,7 +288,7 @@ public final class FerriteMapBuilder<K, V> {
             throw new InvalidSpecException("a map cannot be created read-only");
         }
         if (pool != null) {
-            return new FerriteMap<>(keyCodec, valueCodec, MapStore.create(pool, name, shape(pool), keyCodec, valueCodec), null);
+            return new FerriteMap<>(keyCodec, valueCodec, MapStore.create(pool, name, shape(pool), keyCodec, valueCodec, verifyReads), null);
         }
         PoolSpec.Builder spec = location().capacity(capacity).maxNamedSegments(2 * sectionCount() + 64);
         if (overwrite) {
@@ -282,7 +301,7 @@ public final class FerriteMapBuilder<K, V> {
         }
         ChunkPool made = backend().createPool(spec.build());
         try {
-            return new FerriteMap<>(keyCodec, valueCodec, MapStore.create(made, name, shape(made), keyCodec, valueCodec), made);
+            return new FerriteMap<>(keyCodec, valueCodec, MapStore.create(made, name, shape(made), keyCodec, valueCodec, verifyReads), made);
         } catch (RuntimeException e) {
             made.close();
             if (made.spec().kind() != PoolSpec.Kind.ANONYMOUS) {
@@ -357,7 +376,7 @@ public final class FerriteMapBuilder<K, V> {
 
     /** @return the map in a pool, its codecs checked against those it was made with */
     private MapStore openIn(ChunkPool p) {
-        MapStore store = MapStore.open(p, name, readOnly)
+        MapStore store = MapStore.open(p, name, readOnly, verifyReads)
                 .orElseThrow(() -> new FerriteException("no map named '" + name + "' in " + p.spec().describe()));
         try {
             store.checkCodecs(keyCodec, valueCodec);

@@ -25,11 +25,14 @@ final class MapClients {
     static final class Held {
         final int slot;
         final long lockValue;
+        /** Whether the slot was taken from a process that died with the map open. */
+        final boolean fromDead;
         private final Liveness.Stamp stamp;
 
-        private Held(int slot, long lockValue, Liveness.Stamp stamp) {
+        private Held(int slot, long lockValue, boolean fromDead, Liveness.Stamp stamp) {
             this.slot = slot;
             this.lockValue = lockValue;
+            this.fromDead = fromDead;
             this.stamp = stamp;
         }
     }
@@ -46,15 +49,53 @@ final class MapClients {
         ProcessSlot.Memory memory = ProcessSlot.of(header);
         for (int slot = 0; slot < CLIENT_COUNT; slot++) {
             long at = MapLayout.client(slot);
-            if (ProcessSlot.claimIfFreeOrDead(memory, at + CLIENT_IDENTITY, at + CLIENT_LIVENESS) == -1) {
+            long was = ProcessSlot.claimIfFreeOrDead(memory, at + CLIENT_IDENTITY, at + CLIENT_LIVENESS);
+            if (was == -1) {
                 continue; // a running process holds it, or another claimant just won it
             }
             long generation = header.getAndAddLong(at + CLIENT_GENERATION, 1) + 1;
             Liveness.Stamp stamp = Liveness.keepStamping(memory, at + CLIENT_LIVENESS);
-            return new Held(slot, MapLayout.lockValue(slot, generation), stamp);
+            return new Held(slot, MapLayout.lockValue(slot, generation), was != 0, stamp);
         }
         throw new FerriteException("map " + map + ": all " + CLIENT_COUNT
                 + " client slots are held by running processes (the most that may have it open for writing at once)");
+    }
+
+    /**
+     * Frees the client slots whose holders died with the map open (each by a CAS from the dead
+     * holder's identity word, so a slot another opener claims meanwhile stays its).
+     *
+     * @param header the map's header segment
+     * @return slots freed: processes that did not close the map
+     */
+    static int clearDead(Segment header) {
+        ProcessSlot.Memory memory = ProcessSlot.of(header);
+        int freed = 0;
+        for (int slot = 0; slot < CLIENT_COUNT; slot++) {
+            long at = MapLayout.client(slot);
+            long holder = header.getLongVolatile(at + CLIENT_IDENTITY);
+            if (holder != 0 && !ProcessSlot.holderRuns(memory, at + CLIENT_IDENTITY, at + CLIENT_LIVENESS)
+                    && header.compareAndSetLong(at + CLIENT_IDENTITY, holder, 0)) {
+                freed++;
+            }
+        }
+        return freed;
+    }
+
+    /**
+     * @param header the map's header segment
+     * @return whether a client slot is held by a process that died with the map open
+     */
+    static boolean anyDead(Segment header) {
+        ProcessSlot.Memory memory = ProcessSlot.of(header);
+        for (int slot = 0; slot < CLIENT_COUNT; slot++) {
+            long at = MapLayout.client(slot);
+            if (header.getLongVolatile(at + CLIENT_IDENTITY) != 0
+                    && !ProcessSlot.holderRuns(memory, at + CLIENT_IDENTITY, at + CLIENT_LIVENESS)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Gives a slot back: stops stamping and frees it (if the header can still be reached). */

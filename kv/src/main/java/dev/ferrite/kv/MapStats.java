@@ -13,11 +13,15 @@ package dev.ferrite.kv;
  * @param rebuilds       sections this process rebuilt (grown or compacted) since it opened the map
  * @param repairs        times any process took a section over from a dead writer and repaired it, over the map's life
  * @param droppedEntries damaged entries repairs and rebuilds dropped, over the map's life
- * @param damagedReads   reads in this process that met an entry whose checksum did not match, and skipped it
+ * @param damagedReads   reads in this process that met a damaged entry (lengths out of range, or a checksum that did
+ *                       not match where reads check it), and skipped it
  * @param repairedAtOpen sections this open found locked by dead processes and repaired
+ * @param verifiedAtOpen whether this open found that processes had died with the map open, and so
+ *                       checked every entry against its checksum ({@link FerriteMap#verify()})
  */
 public record MapStats(long entries, int sections, long segmentBytes, long indexBytes, long usedBytes, long garbageBytes,
-                       long rebuilds, long repairs, long droppedEntries, long damagedReads, int repairedAtOpen) {
+                       long rebuilds, long repairs, long droppedEntries, long damagedReads, int repairedAtOpen,
+                       boolean verifiedAtOpen) {
 
     /**
      * @return bytes the map has written: its index and its entries' heaps up to their tops. This is

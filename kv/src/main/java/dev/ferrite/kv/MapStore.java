@@ -68,6 +68,8 @@ final class MapStore implements AutoCloseable {
     final int maxKey;
     final int maxValue;
     final boolean readOnly;
+    /** Whether reads and writes check each entry they meet against its checksum (else its lengths only). */
+    private final boolean verifyReads;
     private final int sectionShift;
     private final MapClients.Held client;
     private final AtomicReferenceArray<SectionView> views;
@@ -79,9 +81,10 @@ final class MapStore implements AutoCloseable {
     private final AtomicLong rebuilds = new AtomicLong();
     private final AtomicLong damagedReads = new AtomicLong();
     private final int repairedAtOpen;
+    private final boolean verifiedAtOpen;
     private volatile boolean closed;
 
-    private MapStore(ChunkPool pool, String name, Segment header, boolean readOnly) {
+    private MapStore(ChunkPool pool, String name, Segment header, boolean readOnly, boolean verifyReads) {
         this.pool = pool;
         this.name = name;
         this.header = header;
@@ -97,8 +100,16 @@ final class MapStore implements AutoCloseable {
         }
         this.lockOwners = new Thread[sectionCount];
         this.client = readOnly ? null : MapClients.take(header, describe());
+        boolean unclean = readOnly ? MapClients.anyDead(header) : client.fromDead | MapClients.clearDead(header) > 0;
+        this.verifyReads = verifyReads || readOnly && unclean;
         try {
             this.repairedAtOpen = readOnly ? 0 : repairDeadHolders();
+            this.verifiedAtOpen = unclean && !readOnly;
+            if (verifiedAtOpen) {
+                // A process died with the map open: a machine crash may have kept some pages and lost others.
+                long damaged = verify();
+                LOG.info("map {}: a process that had it open died; every entry checked, {} damaged", describe(), damaged);
+            }
         } catch (RuntimeException e) {
             close();
             throw e;
@@ -117,7 +128,8 @@ final class MapStore implements AutoCloseable {
      *
      * @throws FerriteException if the name is taken; nothing is left behind then
      */
-    static MapStore create(ChunkPool pool, String name, Shape shape, Codec<?> keyCodec, Codec<?> valueCodec) {
+    static MapStore create(ChunkPool pool, String name, Shape shape, Codec<?> keyCodec, Codec<?> valueCodec,
+                           boolean verifyReads) {
         Segment header = pool.allocate(name, MapLayout.headerSize(shape.sections));
         List<String> made = new ArrayList<>();
         try {
@@ -146,7 +158,7 @@ final class MapStore implements AutoCloseable {
             made.forEach(pool::delete);
             throw e;
         }
-        return new MapStore(pool, name, header, false);
+        return new MapStore(pool, name, header, false, verifyReads);
     }
 
     /**
@@ -157,7 +169,7 @@ final class MapStore implements AutoCloseable {
      * @return the store, or empty if the pool has no segment of that name
      * @throws CorruptFileException naming the field if the header is not a map header of this version
      */
-    static Optional<MapStore> open(ChunkPool pool, String name, boolean readOnly) {
+    static Optional<MapStore> open(ChunkPool pool, String name, boolean readOnly, boolean verifyReads) {
         Optional<Segment> found = pool.open(name);
         if (found.isEmpty()) {
             return Optional.empty();
@@ -165,7 +177,7 @@ final class MapStore implements AutoCloseable {
         Segment header = found.get();
         try {
             validateHeader(header, name);
-            return Optional.of(new MapStore(pool, name, header, readOnly));
+            return Optional.of(new MapStore(pool, name, header, readOnly, verifyReads));
         } catch (RuntimeException e) {
             header.close();
             throw e;
@@ -418,9 +430,12 @@ final class MapStore implements AutoCloseable {
         while (true) {
             long g = header.getLongVolatile(genAt);
             long stamp = header.getLongVolatile(stampAt);
-            SectionView v = view(section, g);
-            if (v == null) {
-                continue;
+            SectionView v = views.get(section);
+            if (v == null || v.generation != g) {
+                v = view(section, g);
+                if (v == null) {
+                    continue;
+                }
             }
             try {
                 long off = find(v, key, koff, klen, hash);
@@ -428,16 +443,17 @@ final class MapStore implements AutoCloseable {
                 boolean damaged = false;
                 if (off >= 0) {
                     Segment seg = v.segment;
-                    int k = seg.getInt(off + EntryLayout.KEY_LENGTH);
                     int vl = seg.getInt(off + EntryLayout.VALUE_LENGTH);
+                    long valueAt = off + EntryLayout.KEY + klen;
                     if ((stamp & 1) != 0 && off == undoEntry(v)) {
                         // changed in place right now (or cut short): the old value is the undo record's
                         result = reader.read(seg, SectionLayout.UNDO + UndoLayout.VALUE,
                                 seg.getInt(SectionLayout.UNDO + UndoLayout.LENGTH));
-                    } else if (checksumMatches(v, off, k, vl)) {
-                        result = reader.read(seg, off + EntryLayout.KEY + k, vl);
-                    } else {
+                    } else if (Integer.compareUnsigned(vl, maxValue) > 0 || valueAt + vl > v.heapEnd
+                            || verifyReads && !checksumMatches(v, off, klen, vl)) {
                         damaged = true;
+                    } else {
+                        result = reader.read(seg, valueAt, vl);
                     }
                 }
                 VarHandle.acquireFence();
@@ -449,37 +465,42 @@ final class MapStore implements AutoCloseable {
                 }
             } catch (SegmentClosedException e) {
                 checkOpen(); // a newer generation closed this view meanwhile: read again
+            } catch (RuntimeException e) {
+                // A reader that failed on bytes a writer was changing is run again; on current bytes its failure is the caller's.
+                VarHandle.acquireFence();
+                if (header.getLongVolatile(stampAt) == stamp && header.getLongVolatile(genAt) == g) {
+                    throw e;
+                }
             }
         }
     }
 
-    /** @return the offset of the key's entry in a view, or -1; never reads outside the view */
-    private long find(SectionView v, byte[] key, int koff, int klen, long hash) {
+    /**
+     * @return the offset of the entry holding exactly these key bytes in a view, or -1; never reads
+     *         outside the view (an entry's offset and key length are bounded before its key is compared)
+     */
+    private static long find(SectionView v, byte[] key, int koff, int klen, long hash) {
         Segment seg = v.segment;
         long tag = SectionLayout.tag(hash);
         int mask = v.mask;
+        long lastKeyStart = v.heapEnd - EntryLayout.KEY - klen; // an entry of this key must start at or before it
         int idx = (int) hash & mask;
         for (int n = 0; n <= mask; n++) {
             long w = seg.getLongVolatile(SectionLayout.slot(idx));
             if (w == 0) {
                 return -1;
             }
-            if (w != TOMBSTONE && (w >>> 48) == tag) {
+            if ((w >>> 48) == tag && w != TOMBSTONE) {
                 long off = w & OFFSET_MASK;
-                if (holdsKey(v, off, key, koff, klen)) {
+                if (off >= v.heapStart && off <= lastKeyStart && (off & 7) == 0
+                        && seg.getInt(off + EntryLayout.KEY_LENGTH) == klen
+                        && seg.mismatch(off + EntryLayout.KEY, key, koff, klen) < 0) {
                     return off;
                 }
             }
             idx = (idx + 1) & mask;
         }
         return -1;
-    }
-
-    /** @return whether the entry at an offset of a view holds exactly these key bytes; reads nothing outside the view */
-    private static boolean holdsKey(SectionView v, long off, byte[] key, int koff, int klen) {
-        return v.entryFits(off) && v.segment.getInt(off + EntryLayout.KEY_LENGTH) == klen
-                && off + EntryLayout.KEY + klen <= v.heapEnd
-                && v.segment.mismatch(off + EntryLayout.KEY, key, koff, klen) < 0;
     }
 
     /** @return whether an entry's lengths are in range and its checksum matches its bytes */
@@ -818,12 +839,14 @@ final class MapStore implements AutoCloseable {
                     }
                 } else if ((w >>> 48) == tag) {
                     long off = w & OFFSET_MASK;
-                    if (holdsKey(v, off, key, koff, klen)) {
+                    if (v.entryFits(off) && seg.getInt(off + EntryLayout.KEY_LENGTH) == klen
+                            && off + EntryLayout.KEY + klen <= v.heapEnd
+                            && seg.mismatch(off + EntryLayout.KEY, key, koff, klen) < 0) {
                         int vl = seg.getInt(off + EntryLayout.VALUE_LENGTH);
                         slot = idx;
                         intoEmpty = false;
                         occupied = true;
-                        if (checksumMatches(v, off, klen, vl)) {
+                        if (verifyReads ? checksumMatches(v, off, klen, vl) : lengthsFit(v, off, klen, vl)) {
                             entry = off;
                             valueLength = vl;
                             oldSize = EntryLayout.size(klen, vl);
@@ -1451,7 +1474,7 @@ final class MapStore implements AutoCloseable {
             }
         }
         return new MapStats(entries, sectionCount, segmentBytes, index, used, garbage, rebuilds.get(), repairs, dropped,
-                damagedReads.get(), repairedAtOpen);
+                damagedReads.get(), repairedAtOpen, verifiedAtOpen);
     }
 
     String describe() {

@@ -14,11 +14,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 /**
- * A lookup checks every entry it returns, short or long (values of 1 byte to 5,000): a damaged
- * value byte, a reserved word that is not 0 or a value length past the heap makes the entry absent
- * and counted as damage ({@code stats().damagedReads()}), on every backend, by {@code get},
- * {@code getBytes}, {@code readValue} and {@code containsKey}; the entry beside it is read as
- * stored.
+ * With {@code verifyReads(true)} a lookup checks every entry it returns, short or long (values of
+ * 1 byte to 5,000): a damaged value byte, a reserved word that is not 0 or a value length past the
+ * heap makes the entry absent and counted as damage ({@code stats().damagedReads()}), on every
+ * backend, by {@code get}, {@code getBytes}, {@code readValue} and {@code containsKey}; the entry
+ * beside it is read as stored. Without it a length past the heap is still refused by every read,
+ * and the damage a checksum alone finds is found by {@code verify()}.
  */
 class EntryCheckTest {
 
@@ -30,7 +31,8 @@ class EntryCheckTest {
     void damageIsFoundInShortAndLongEntries(String backend) {
         for (int vl : VALUE_LENGTHS) {
             for (Damage d : Damage.values()) {
-                check(backend, vl, d);
+                check(backend, vl, d, true);
+                check(backend, vl, d, false);
             }
         }
     }
@@ -40,10 +42,11 @@ class EntryCheckTest {
         VALUE_BYTE, RESERVED_WORD, VALUE_LENGTH_PAST_HEAP
     }
 
-    private static void check(String backend, int valueLength, Damage damage) {
-        String what = backend + ", value of " + valueLength + " bytes, " + damage;
+    private static void check(String backend, int valueLength, Damage damage, boolean verifyReads) {
+        String what = backend + ", value of " + valueLength + " bytes, " + damage + ", verifyReads " + verifyReads;
         try (ChunkPool pool = MapTargets.anonymousPool(backend);
-             FerriteMap<byte[], byte[]> map = FerriteMap.builder(Codec.bytes(), Codec.bytes()).pool(pool, "m").create()) {
+             FerriteMap<byte[], byte[]> map = FerriteMap.builder(Codec.bytes(), Codec.bytes()).pool(pool, "m")
+                     .verifyReads(verifyReads).create()) {
             byte[] victim = "victim-key-16-by".getBytes(StandardCharsets.UTF_8);
             byte[] neighbour = "neighbour-key".getBytes(StandardCharsets.UTF_8);
             byte[] value = new byte[valueLength];
@@ -56,6 +59,14 @@ class EntryCheckTest {
 
             damage(pool, "m", victim, damage);
 
+            if (!verifyReads && damage != Damage.VALUE_LENGTH_PAST_HEAP) {
+                assertEquals(valueLength, map.get(victim).length, what + ": read unchecked, within its lengths");
+                assertEquals(1, map.verify(), what + ": the scrub finds it");
+                assertNull(map.get(victim), what + ": dropped by the scrub");
+                assertEquals(1, map.stats().droppedEntries(), what);
+                assertArrayEquals(other, map.get(neighbour), what + ": the neighbour");
+                return;
+            }
             assertNull(map.get(victim), what + ": get");
             assertNull(map.getBytes(victim), what + ": getBytes");
             assertNull(map.readValue(victim, (s, o, l) -> l), what + ": readValue");

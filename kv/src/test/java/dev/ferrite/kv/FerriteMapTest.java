@@ -59,6 +59,7 @@ class FerriteMapTest {
                 if (i % 10_000 == 9_999 && kind != MapTargets.Kind.ANONYMOUS) {
                     map.close();
                     map = b.open();
+                    assertFalse(map.stats().verifiedAtOpen(), "a map closed cleanly is not scanned at open");
                 }
             }
             assertEquals(model.size(), map.size());

@@ -54,6 +54,17 @@ class InPlaceUpdateTest {
                         assertTrue(n != Long.MIN_VALUE, "the value returned was half changed");
                     })),
                     new Thread(() -> read(stop, failure, reads, () -> {
+                        // A reader that throws on bytes changing under it: the map runs it again, the caller sees no throw.
+                        Long n = map.readValue(key, (seg, off, len) -> {
+                            long whole = wholeValue(seg, off, len);
+                            if (whole == Long.MIN_VALUE) {
+                                throw new IllegalStateException("torn bytes handed to the reader");
+                            }
+                            return whole;
+                        });
+                        assertNotNull(n, "the key is always present");
+                    })),
+                    new Thread(() -> read(stop, failure, reads, () -> {
                         boolean found = false;
                         for (Map.Entry<byte[], byte[]> e : map.entrySet()) {
                             if (new String(e.getKey(), StandardCharsets.UTF_8).equals("struct")) {

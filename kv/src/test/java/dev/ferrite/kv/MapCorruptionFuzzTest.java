@@ -24,9 +24,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Damaged maps: random bytes of a map's header and section segments overwritten (flipped bits,
  * lengths and offsets pointing anywhere, zeroed runs), then the map opened and used. Every call
- * either works, with a value that is right or absent, or throws a {@link FerriteException} naming
- * what is wrong; nothing else, no JVM crash (with checks on, and on {@code unsafe} with checks off
- * in a child JVM), no endless loop.
+ * either works, with a value that is right or absent (with {@code verifyReads(true)} at once,
+ * otherwise after {@code verify()}), or throws a {@link FerriteException} naming what is wrong;
+ * nothing else, no JVM crash (with checks on, and on {@code unsafe} with checks off in a child
+ * JVM), no endless loop.
  */
 class MapCorruptionFuzzTest {
 
@@ -136,11 +137,23 @@ class MapCorruptionFuzzTest {
         }
     }
 
-    /** Opens the damaged map and uses it every way; checks what it returns against the model. */
+    /**
+     * Opens the damaged map and uses it every way; checks what it returns against the model. Every
+     * other map is opened with {@code verifyReads(true)}, and answers right or absent at once; the
+     * others are read unchecked first (reads bounded by the section: no throw but a
+     * {@code FerriteException}) and answer right or absent after {@code verify()}.
+     */
     private static void use(ChunkPool pool, Map<String, String> model, Random r) {
-        try (FerriteMap<String, String> map = FerriteMap.builder(Codec.utf8(), Codec.utf8()).pool(pool, "fuzz").open()) {
+        boolean verifyReads = r.nextBoolean();
+        try (FerriteMap<String, String> map = FerriteMap.builder(Codec.utf8(), Codec.utf8()).pool(pool, "fuzz")
+                .verifyReads(verifyReads).open()) {
             byte[][] keys = model.keySet().stream().map(k -> k.getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new);
             map.prefetch(keys, 0, keys.length); // follows damaged slots and offsets: must stay inside the map
+            if (!verifyReads) {
+                model.keySet().forEach(map::get);
+                map.entrySet().forEach(e -> e.getValue().length());
+                map.verify();
+            }
             for (Entry<String, String> e : model.entrySet()) {
                 String v = map.get(e.getKey());
                 if (v != null && !v.equals(e.getValue())) {

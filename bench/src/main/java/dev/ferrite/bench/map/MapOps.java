@@ -47,6 +47,7 @@ public class MapOps {
     private Path dir;
     private FerriteMapBuilder<String, byte[]> builder;
     private FerriteMap<String, byte[]> map;
+    private FerriteMap<String, byte[]> verified;
     private String[] hits;
     private byte[][] hitBytes;
     private String[] misses;
@@ -75,11 +76,13 @@ public class MapOps {
         misses = MapData.keys(MapData.MISS_BASE, entries);
         churn = MapData.keys(MapData.CHURN_BASE, entries);
         value = MapData.value(-1);
+        verified = builder.verifyReads(true).open();
     }
 
     @TearDown(Level.Trial)
     public void tearDown() throws IOException {
         System.out.println("\nFerriteMap " + backend + ": " + map.stats());
+        verified.close();
         map.close();
         if (backend.equals("shm")) {
             dev.ferrite.Ferrite.backend(backend).deletePool(
@@ -99,6 +102,12 @@ public class MapOps {
     @Threads(2)
     public byte[] getHit2Threads(MapAccess a) {
         return map.get(hits[a.next(entries)]);
+    }
+
+    /** {@link #getHit} through a second handle on the same map that checks every entry it reads. */
+    @Benchmark
+    public byte[] getHitVerified(MapAccess a) {
+        return verified.get(hits[a.next(entries)]);
     }
 
     @Benchmark

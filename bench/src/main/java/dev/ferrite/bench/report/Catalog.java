@@ -106,6 +106,8 @@ final class Catalog {
         }
         add("MapOps.getHitInPlace", new Entry(MAP, "get, hit", "FerriteMap readValue (zero-copy bytes)", true, false,
                 null, 1, "op"));
+        add("MapOps.getHitVerified", new Entry(MAP, "get, hit", "FerriteMap, verifyReads(true)", true, false,
+                null, 1, "op"));
         String update = "update a long field of a value";
         add("MapOps.updateInPlace", new Entry(MAP, update, "FerriteMap updateValue (in place)", true, false, null, 1,
                 "op"));
