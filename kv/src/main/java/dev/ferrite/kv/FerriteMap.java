@@ -84,6 +84,8 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
             return Boolean.TRUE;
         }
     }
+
+    /** Per thread: the key array of a {@code readValue} by buffer or segment, lent out while one runs. */
     private static final ThreadLocal<byte[][]> KEY_SCRATCH = ThreadLocal.withInitial(() -> new byte[][] {new byte[64]});
     /**
      * Per thread: the key of a {@link #get} or {@link #containsKey}, which run no user code while
@@ -596,10 +598,14 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
      */
     public <R> R readValue(ByteBuffer key, ValueReader<R> reader) {
         Objects.requireNonNull(reader, "reader");
-        byte[] k = scratch(key.remaining());
-        key.duplicate().get(k, 0, key.remaining());
         int len = key.remaining();
-        return store.read(k, 0, len, MapStore.hash(k, 0, len), reader, null);
+        byte[] k = borrowScratch(len);
+        try {
+            key.duplicate().get(k, 0, len);
+            return store.read(k, 0, len, MapStore.hash(k, 0, len), reader, null);
+        } finally {
+            returnScratch(k);
+        }
     }
 
     /**
@@ -611,20 +617,29 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
      */
     public <R> R readValue(Segment key, long offset, int length, ValueReader<R> reader) {
         Objects.requireNonNull(reader, "reader");
-        store.checkKeyLength(length);
-        byte[] k = scratch(length);
-        key.copyTo(offset, k, 0, length);
-        return store.read(k, 0, length, MapStore.hash(k, 0, length), reader, null);
+        byte[] k = borrowScratch(length);
+        try {
+            key.copyTo(offset, k, 0, length);
+            return store.read(k, 0, length, MapStore.hash(k, 0, length), reader, null);
+        } finally {
+            returnScratch(k);
+        }
     }
 
-    /** @return a per-thread array of at least that many bytes (keys are at most the map's key limit) */
-    private byte[] scratch(int length) {
+    /**
+     * Takes the thread's key array (of at least that many bytes; keys are at most the map's key
+     * limit) until {@link #returnScratch}: a lookup its reader makes meanwhile gets an array of its own.
+     */
+    private byte[] borrowScratch(int length) {
         store.checkKeyLength(length);
         byte[][] holder = KEY_SCRATCH.get();
-        if (holder[0].length < length) {
-            holder[0] = new byte[Math.max(length, holder[0].length * 2)];
-        }
-        return holder[0];
+        byte[] b = holder[0];
+        holder[0] = null;
+        return b != null && b.length >= length ? b : new byte[Math.max(length, 64)];
+    }
+
+    private static void returnScratch(byte[] b) {
+        KEY_SCRATCH.get()[0] = b;
     }
 
     /**
@@ -756,7 +771,7 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
         long bucket = cursor & 0xFFFF_FFFFL;
         int left = count;
         while (section < store.sectionCount) {
-            MapStore.BucketRun run = store.scanBuckets((int) section, bucket, left);
+            SectionReader.BucketRun run = store.scanBuckets((int) section, bucket, left);
             for (byte[][] e : run.entries) {
                 action.accept(decodeKey(e[0]), decodeValue(e[1]));
             }

@@ -49,7 +49,7 @@ final class MapViews {
                 if (section >= store.sectionCount) {
                     return false;
                 }
-                MapStore.BucketRun run = store.scanBuckets(section, bucket, STEP);
+                SectionReader.BucketRun run = store.scanBuckets(section, bucket, STEP);
                 batch = run.entries;
                 index = 0;
                 bucket = run.next;

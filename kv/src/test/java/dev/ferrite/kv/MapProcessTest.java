@@ -194,7 +194,7 @@ class MapProcessTest {
     void theTakeOverWarningNamesTheDeadWriterNotTheProcessThatTookItsSlot() throws Exception {
         String where = where("unsafe", "slot");
         FerriteMapBuilder<String, byte[]> b = builder("unsafe", where);
-        Logger log = (Logger) LoggerFactory.getLogger(MapStore.class);
+        Logger log = (Logger) LoggerFactory.getLogger("dev.ferrite.kv"); // the map logs from its parts
         ListAppender<ILoggingEvent> appender = new ListAppender<>();
         appender.start();
         log.addAppender(appender);

@@ -1,0 +1,97 @@
+package dev.ferrite.kv;
+
+import dev.ferrite.CorruptFileException;
+import dev.ferrite.Segment;
+
+import java.util.concurrent.locks.LockSupport;
+import java.util.zip.CRC32C;
+
+/**
+ * A map's header segment ({@link MapLayout}): written whole by the creator (fields, codecs, CRC,
+ * then the magic), checked by every opener. Stateless.
+ */
+final class MapHeader {
+
+    private MapHeader() {
+    }
+
+    /**
+     * Writes a new map's header fields, the codecs' identities, the CRC and last the magic. Each
+     * section line's generation must be written already.
+     */
+    static void write(Segment header, int sections, int maxKey, int maxValue, Codec<?> keyCodec, Codec<?> valueCodec) {
+        header.putInt(MapLayout.VERSION, MapLayout.VERSION_VALUE);
+        header.putInt(MapLayout.SECTIONS, sections);
+        header.putInt(MapLayout.CLIENTS, MapLayout.CLIENT_COUNT);
+        header.putInt(MapLayout.MAX_KEY, maxKey);
+        header.putInt(MapLayout.MAX_VALUE, maxValue);
+        header.putLong(MapLayout.CREATED_MILLIS, System.currentTimeMillis());
+        MapCodecs.record(header, keyCodec, valueCodec);
+        header.putInt(MapLayout.CRC, crc(header));
+        header.putLongVolatile(MapLayout.MAGIC, MapLayout.MAGIC_VALUE);
+    }
+
+    /**
+     * Checks a map header: its magic (waiting up to 2 s for one being created), version, CRC,
+     * section count and limits. Reads no section.
+     *
+     * @param header the header segment
+     * @param name   the map's name, for messages
+     * @throws CorruptFileException naming the field if the header is not a map header of this version
+     */
+    static void validate(Segment header, String name) {
+        String where = "map '" + name + "' in " + header.pool().spec().describe();
+        if (header.size() < MapLayout.headerSize(1)) {
+            throw new CorruptFileException(where + ": header segment of " + header.size()
+                    + " bytes is shorter than the least, " + MapLayout.headerSize(1));
+        }
+        long magic = header.getLongVolatile(MapLayout.MAGIC);
+        for (int waited = 0; magic == 0 && waited < 200; waited++) {
+            // Another process may be creating it this moment: its magic comes last.
+            LockSupport.parkNanos(10_000_000);
+            magic = header.getLongVolatile(MapLayout.MAGIC);
+        }
+        if (magic != MapLayout.MAGIC_VALUE) {
+            throw new CorruptFileException(where + ": magic 0x" + Long.toHexString(magic) + " is not 0x"
+                    + Long.toHexString(MapLayout.MAGIC_VALUE) + (magic == 0
+                    ? " (its creation never finished: delete the segment '" + name + "' to start again)" : ""));
+        }
+        int version = header.getInt(MapLayout.VERSION);
+        if (version != MapLayout.VERSION_VALUE) {
+            throw new CorruptFileException(where + ": format version " + version + " is not "
+                    + MapLayout.VERSION_VALUE + ", the one this build reads");
+        }
+        int crc = header.getInt(MapLayout.CRC);
+        if (crc != crc(header)) {
+            throw new CorruptFileException(where + ": header CRC 0x" + Integer.toHexString(crc)
+                    + " does not match its bytes (0x" + Integer.toHexString(crc(header)) + ")");
+        }
+        int sections = header.getInt(MapLayout.SECTIONS);
+        if (sections < 1 || sections > MapLayout.MAX_SECTIONS || Integer.bitCount(sections) != 1) {
+            throw new CorruptFileException(where + ": section count " + sections
+                    + " is not a power of two in [1, " + MapLayout.MAX_SECTIONS + "]");
+        }
+        if (header.size() < MapLayout.headerSize(sections)) {
+            throw new CorruptFileException(where + ": header segment of " + header.size()
+                    + " bytes cannot hold " + sections + " sections (" + MapLayout.headerSize(sections) + ")");
+        }
+        int clients = header.getInt(MapLayout.CLIENTS);
+        if (clients != MapLayout.CLIENT_COUNT) {
+            throw new CorruptFileException(where + ": client slot count " + clients + " is not " + MapLayout.CLIENT_COUNT);
+        }
+        if (header.getInt(MapLayout.MAX_KEY) < 1 || header.getInt(MapLayout.MAX_VALUE) < 0) {
+            throw new CorruptFileException(where + ": size limits key " + header.getInt(MapLayout.MAX_KEY)
+                    + ", value " + header.getInt(MapLayout.MAX_VALUE) + " are not positive");
+        }
+    }
+
+    /** @return CRC-32C of a header's fixed fields: bytes [8, 28) and [32, 40) */
+    static int crc(Segment header) {
+        byte[] b = new byte[MapLayout.CREATED_MILLIS + 8];
+        header.copyTo(0, b, 0, b.length);
+        CRC32C c = new CRC32C();
+        c.update(b, MapLayout.VERSION, MapLayout.CRC - MapLayout.VERSION);
+        c.update(b, MapLayout.CREATED_MILLIS, 8);
+        return (int) c.getValue();
+    }
+}

@@ -1,0 +1,211 @@
+package dev.ferrite.kv;
+
+import dev.ferrite.PoolExhaustedException;
+import dev.ferrite.Segment;
+import dev.ferrite.internal.pool.Backoff;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.concurrent.locks.LockSupport;
+
+import static dev.ferrite.kv.MapLayout.LINE_COUNT;
+import static dev.ferrite.kv.MapLayout.LINE_LOCK;
+import static dev.ferrite.kv.MapLayout.LINE_REPAIRS;
+import static dev.ferrite.kv.MapLayout.LINE_STAMP;
+import static dev.ferrite.kv.SectionLayout.OFFSET_MASK;
+import static dev.ferrite.kv.SectionLayout.TOMBSTONE;
+import static dev.ferrite.kv.SectionLayout.USED;
+
+/**
+ * The sections' write locks: a lock word in each section's line, taken by CAS with this map's
+ * client lock word; a holder that died is found by the liveness rule of its client slot, and its
+ * lock taken over, the section repaired (an in-place update it cut short undone, then a rebuild)
+ * before the new holder writes. A lock is not reentrant: a thread that asks again for a lock it
+ * holds gets an {@code IllegalStateException}. Thread-safe.
+ */
+final class SectionLocks {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SectionLocks.class);
+
+    /** A wait for a section lock held by another: spins, then yields, then short parks. */
+    private static final int SPINS = 100;
+    private static final int YIELDS = 100;
+    private static final long PARK_NANOS = 20_000;
+
+    private final MapStore store;
+    private final Segment header;
+    private final SectionViews views;
+    private final MapClients.Held client;
+    /** The thread of this process holding each section's lock, or null. */
+    private final Thread[] lockOwners;
+
+    SectionLocks(MapStore store, SectionViews views, MapClients.Held client) {
+        this.store = store;
+        this.header = store.header;
+        this.views = views;
+        this.client = client;
+        this.lockOwners = new Thread[store.sectionCount];
+    }
+
+    void lock(int section) {
+        store.checkOpen();
+        Thread me = Thread.currentThread();
+        if (lockOwners[section] == me) {
+            throw new IllegalStateException("recursive update: this thread already holds the lock of map '" + store.name
+                    + "' section " + section + " (a compute/merge function or updater must not write the map)");
+        }
+        long at = MapLayout.line(section) + LINE_LOCK;
+        long mine = client.lockValue;
+        Backoff backoff = null;
+        while (true) {
+            long cur = header.getLongVolatile(at);
+            if (cur == 0) {
+                if (header.compareAndSetLong(at, 0, mine)) {
+                    lockOwners[section] = me;
+                    if ((header.getLongVolatile(MapLayout.line(section) + LINE_STAMP) & 1) != 0) {
+                        try {
+                            settleInPlaceUpdate(section); // only a damaged file gets here: a dead writer keeps its lock
+                        } catch (RuntimeException e) {
+                            unlock(section);
+                            throw e;
+                        }
+                    }
+                    return;
+                }
+                continue;
+            }
+            if (backoff == null) {
+                backoff = new Backoff(SPINS, YIELDS, PARK_NANOS, PARK_NANOS);
+            }
+            backoff.idle();
+            if (backoff.checkLiveness()) {
+                store.checkOpen();
+                if (takeOverIfDead(section, cur)) {
+                    return;
+                }
+            }
+        }
+    }
+
+    /**
+     * Takes a section's lock from a dead holder and repairs the section; false if the holder may
+     * run. A lock word naming this map's own client slot while no thread of this process holds
+     * the lock (seen twice, a millisecond apart: a thread of ours sets its ownership right after
+     * its CAS and clears it right before its release) can only be damage, and is taken over too.
+     */
+    boolean takeOverIfDead(int section, long lock) {
+        long at = MapLayout.line(section) + LINE_LOCK;
+        String cause;
+        if (lock == client.lockValue) {
+            if (lockOwners[section] != null) {
+                return false;
+            }
+            LockSupport.parkNanos(1_000_000);
+            if (lockOwners[section] != null || header.getLongVolatile(at) != lock) {
+                return false;
+            }
+            cause = "its lock word names this process's own client slot, which does not hold it (damage)";
+        } else {
+            if (MapClients.lockHolderRuns(header, lock)) {
+                return false;
+            }
+            long pid = MapClients.lockHolderPid(header, lock);
+            cause = "its writer (" + (pid == 0 ? "pid unknown: its client slot was taken again since" : "pid " + pid)
+                    + ") died holding the lock";
+        }
+        if (!header.compareAndSetLong(at, lock, client.lockValue)) {
+            return false;
+        }
+        lockOwners[section] = Thread.currentThread();
+        try {
+            settleInPlaceUpdate(section);
+            repair(section, cause);
+        } catch (RuntimeException e) {
+            unlock(section);
+            throw e;
+        }
+        return true;
+    }
+
+    /**
+     * For the new holder of a section's lock: if the stamp is odd, an in-place update was cut
+     * short; the undo record's value goes back into its entry (if the record passes its check and
+     * still fits that entry) and the stamp turns even.
+     */
+    private void settleInPlaceUpdate(int section) {
+        long stampAt = MapLayout.line(section) + LINE_STAMP;
+        long stamp = header.getLongVolatile(stampAt);
+        if ((stamp & 1) == 0) {
+            return;
+        }
+        SectionView v = views.current(section);
+        Segment seg = v.segment;
+        long entry = v.undoEntry();
+        int len = seg.getInt(SectionLayout.UNDO + UndoLayout.LENGTH);
+        if (entry >= 0 && v.lengthsFit(entry, seg.getInt(entry + EntryLayout.KEY_LENGTH), len)
+                && seg.getInt(entry + EntryLayout.VALUE_LENGTH) == len) {
+            long valueAt = entry + EntryLayout.KEY + seg.getInt(entry + EntryLayout.KEY_LENGTH);
+            seg.copyTo(SectionLayout.UNDO + UndoLayout.VALUE, seg, valueAt, len);
+            seg.putInt(entry + EntryLayout.CHECKSUM, seg.getInt(SectionLayout.UNDO + UndoLayout.CHECKSUM));
+            LOG.warn("map '{}' section {}: an in-place update of the entry at offset {} was cut short; "
+                    + "its old value was put back", store.name, section, entry);
+        } else {
+            LOG.warn("map '{}' section {}: an in-place update was cut short and its undo record fails its "
+                    + "check; the entry it changed fails its checksum if it was torn", store.name, section);
+        }
+        header.putLongVolatile(stampAt, stamp + 1);
+    }
+
+    void unlock(int section) {
+        lockOwners[section] = null;
+        header.putLongVolatile(MapLayout.line(section) + LINE_LOCK, 0);
+    }
+
+    /** At a writable open: repairs each section whose lock a dead process holds. */
+    int repairDeadHolders() {
+        int repaired = 0;
+        for (int s = 0; s < lockOwners.length; s++) {
+            long lock = header.getLongVolatile(MapLayout.line(s) + LINE_LOCK);
+            if (lock != 0 && takeOverIfDead(s, lock)) {
+                unlock(s);
+                repaired++;
+            }
+        }
+        return repaired;
+    }
+
+    private void repair(int section, String cause) {
+        long at = MapLayout.line(section) + LINE_REPAIRS;
+        header.putLongVolatile(at, header.getLong(at) + 1);
+        LOG.warn("map '{}' section {}: {}; taken over and repaired", store.name, section, cause);
+        try {
+            store.rebuilder.rebuild(section, 0, true);
+        } catch (PoolExhaustedException e) {
+            recountInPlace(section);
+            LOG.warn("map '{}' section {}: no pool space to rebuild it ({}); its counts were repaired in place",
+                    store.name, section, e.getMessage());
+        }
+    }
+
+    /** Recounts a section's live entries and used slots where it is (when no rebuild fits). */
+    private void recountInPlace(int section) {
+        SectionView v = views.current(section);
+        Segment seg = v.segment;
+        long live = 0;
+        int used = 0;
+        for (int i = 0; i < v.slots; i++) {
+            long w = seg.getLong(SectionLayout.slot(i));
+            if (w == 0) {
+                continue;
+            }
+            used++;
+            long off = w & OFFSET_MASK;
+            if (w != TOMBSTONE && v.entryFits(off) && v.checksumMatches(off,
+                    v.entryField(off, EntryLayout.KEY_LENGTH), v.entryField(off, EntryLayout.VALUE_LENGTH))) {
+                live++;
+            }
+        }
+        seg.putInt(USED, used);
+        header.putLongVolatile(MapLayout.line(section) + LINE_COUNT, live);
+    }
+}
