@@ -5,7 +5,6 @@ import dev.ferrite.FerriteException;
 import dev.ferrite.Segment;
 
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -59,54 +58,19 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
      */
     public static final int IN_PLACE_MAX_VALUE = UndoLayout.MAX_VALUE;
 
-    private static final ValueReader<byte[]> COPY = (segment, offset, length) -> {
-        byte[] b = new byte[length];
-        segment.copyTo(offset, b, 0, length);
-        return b;
-    };
-    private static final ValueReader<Boolean> PRESENT = (segment, offset, length) -> Boolean.TRUE;
     /** Keys {@link #getAll} warms together: about as many cache misses as a core keeps in flight. */
     private static final int GET_ALL_GROUP = 16;
-    /** Per thread: the reader of {@link #get(Object, byte[])}, which runs no user code. */
-    private static final ThreadLocal<CopyInto> COPY_INTO = ThreadLocal.withInitial(CopyInto::new);
 
-    /** Copies a value into the array it is given, if it fits, and keeps its length. */
-    private static final class CopyInto implements ValueReader<Boolean> {
-        byte[] into;
-        int length;
-
-        @Override
-        public Boolean read(Segment segment, long offset, int length) {
-            this.length = length;
-            if (length <= into.length) {
-                segment.copyTo(offset, into, 0, length);
-            }
-            return Boolean.TRUE;
-        }
-    }
-
-    /** Per thread: the key array of a {@code readValue} by buffer or segment, lent out while one runs. */
-    private static final ThreadLocal<byte[][]> KEY_SCRATCH = ThreadLocal.withInitial(() -> new byte[][] {new byte[64]});
-    /**
-     * Per thread: the key of a {@link #get} or {@link #containsKey}, which run no user code while
-     * they use it (a {@code ValueReader} may call those, so this is not {@link #KEY_SCRATCH}).
-     */
-    private static final ThreadLocal<LookupKey> LOOKUP_KEY = ThreadLocal.withInitial(LookupKey::new);
-    /** Longest string a lookup encodes into its thread's buffer; longer ones are encoded as other keys. */
-    private static final int LOOKUP_CHARS = 1 << 12;
-
-    private final Codec<K> keyCodec;
-    private final Codec<V> valueCodec;
     private final MapStore store;
+    private final MapCoding<K, V> coding;
     private final ChunkPool ownedPool;
     private Set<K> keySet;
     private Collection<V> values;
     private Set<Map.Entry<K, V>> entrySet;
 
     FerriteMap(Codec<K> keyCodec, Codec<V> valueCodec, MapStore store, ChunkPool ownedPool) {
-        this.keyCodec = keyCodec;
-        this.valueCodec = valueCodec;
         this.store = store;
+        this.coding = new MapCoding<>(keyCodec, valueCodec, store);
         this.ownedPool = ownedPool;
     }
 
@@ -126,118 +90,12 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
 
     // ---------------------------------------------------------------- encoding
 
-    private byte[] encodeKey(Object key) {
-        Objects.requireNonNull(key, "key");
-        if (keyCodec == Codecs.UTF8) {
-            // The JDK's own encoder: one intrinsic copy for a Latin-1 string.
-            byte[] b = ((String) key).getBytes(java.nio.charset.StandardCharsets.UTF_8);
-            store.checkKeyLength(b.length);
-            return b;
-        }
-        @SuppressWarnings("unchecked")
-        K k = (K) key;
-        int size = keyCodec.size(k);
-        store.checkKeyLength(size);
-        byte[] b = new byte[size];
-        ByteBuffer buf = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
-        keyCodec.encode(k, buf);
-        checkWritten(buf, size, keyCodec);
-        return b;
-    }
-
-    /** A thread's lookup key: its UTF-8 or codec bytes, {@code bytes[0, length)}. */
-    private static final class LookupKey {
-        byte[] bytes = new byte[64];
-        int length;
-    }
-
-    /**
-     * Encodes a key for a lookup: a string of the UTF-8 codec without surrogates and of at most
-     * {@link #LOOKUP_CHARS} chars into the thread's buffer, without allocating; any other key as
-     * {@link #encodeKey} does.
-     */
-    private LookupKey lookupKey(Object key) {
-        Objects.requireNonNull(key, "key");
-        LookupKey k = LOOKUP_KEY.get();
-        if (keyCodec != Codecs.UTF8 || !encodeUtf8((String) key, k)) {
-            k.bytes = encodeKey(key);
-            k.length = k.bytes.length;
-            return k;
-        }
-        store.checkKeyLength(k.length);
-        return k;
-    }
-
-    /** @return false, leaving {@code into} to be refilled, if the string has a surrogate or is too long */
-    private static boolean encodeUtf8(String s, LookupKey into) {
-        int n = s.length();
-        if (n > LOOKUP_CHARS) {
-            return false;
-        }
-        if (into.bytes.length < 3 * n) {
-            into.bytes = new byte[3 * n];
-        }
-        byte[] b = into.bytes;
-        int seen = 0;
-        for (int i = 0; i < n; i++) { // no branch per char: the common, ASCII case
-            char c = s.charAt(i);
-            b[i] = (byte) c;
-            seen |= c;
-        }
-        if (seen < 0x80) {
-            into.length = n;
-            return true;
-        }
-        int p = 0;
-        for (int i = 0; i < n; i++) {
-            char c = s.charAt(i);
-            if (c < 0x80) {
-                b[p++] = (byte) c;
-            } else if (c < 0x800) {
-                b[p++] = (byte) (0xC0 | c >> 6);
-                b[p++] = (byte) (0x80 | c & 0x3F);
-            } else if (Character.isSurrogate(c)) {
-                return false; // pairs and lone surrogates: as String.getBytes encodes them
-            } else {
-                b[p++] = (byte) (0xE0 | c >> 12);
-                b[p++] = (byte) (0x80 | c >> 6 & 0x3F);
-                b[p++] = (byte) (0x80 | c & 0x3F);
-            }
-        }
-        into.length = p;
-        return true;
-    }
-
-    private byte[] encodeValue(V value) {
-        Objects.requireNonNull(value, "value");
-        int size = valueCodec.size(value);
-        store.checkValueLength(size);
-        byte[] b = new byte[size];
-        ByteBuffer buf = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
-        valueCodec.encode(value, buf);
-        checkWritten(buf, size, valueCodec);
-        return b;
-    }
-
-    private static void checkWritten(ByteBuffer buf, int size, Codec<?> codec) {
-        if (buf.position() != size) {
-            throw new FerriteException(codec + " wrote " + buf.position() + " bytes where its size() said " + size);
-        }
-    }
-
-    @SuppressWarnings("unchecked")
     V decodeValue(byte[] b) {
-        if (b == null) {
-            return null;
-        }
-        if (valueCodec == Codecs.BYTES) {
-            return (V) b; // already a copy of its own: no second one
-        }
-        return valueCodec.decode(ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN), b.length);
+        return coding.decodeValue(b);
     }
 
     K decodeKey(byte[] b) {
-        return keyCodec.decode(ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN), b.length);
+        return coding.decodeKey(b);
     }
 
     private static long hash(byte[] key) {
@@ -271,8 +129,8 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
      */
     @Override
     public V get(Object key) {
-        LookupKey k = lookupKey(key);
-        return decodeValue(store.read(k.bytes, 0, k.length, MapStore.hash(k.bytes, 0, k.length), COPY, null));
+        MapCoding.LookupKey k = coding.lookupKey(key);
+        return coding.decodeValue(store.read(k.bytes, 0, k.length, MapStore.hash(k.bytes, 0, k.length), MapCoding.COPY, null));
     }
 
     /**
@@ -288,8 +146,8 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
      */
     public int get(K key, byte[] into) {
         Objects.requireNonNull(into, "into");
-        LookupKey k = lookupKey(key);
-        CopyInto copy = COPY_INTO.get();
+        MapCoding.LookupKey k = coding.lookupKey(key);
+        MapCoding.CopyInto copy = MapCoding.COPY_INTO.get();
         copy.into = into;
         try {
             boolean found = store.read(k.bytes, 0, k.length, MapStore.hash(k.bytes, 0, k.length), copy, Boolean.FALSE);
@@ -314,27 +172,30 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
         Map<K, V> found = new java.util.LinkedHashMap<>();
         List<K> group = new ArrayList<>(GET_ALL_GROUP);
         byte[][] encoded = new byte[GET_ALL_GROUP][];
+        long[] hashes = new long[GET_ALL_GROUP];
         for (K key : keys) {
-            encoded[group.size()] = encodeKey(key);
+            byte[] k = coding.encodeKey(key);
+            encoded[group.size()] = k;
+            hashes[group.size()] = hash(k);
             group.add(key);
             if (group.size() == GET_ALL_GROUP) {
-                getGroup(group, encoded, found);
+                getGroup(group, encoded, hashes, found);
             }
         }
-        getGroup(group, encoded, found);
+        getGroup(group, encoded, hashes, found);
         return found;
     }
 
     /** Reads a group of {@link #getAll} into {@code found}, then empties the group. */
-    private void getGroup(List<K> group, byte[][] encoded, Map<K, V> found) {
+    private void getGroup(List<K> group, byte[][] encoded, long[] hashes, Map<K, V> found) {
         int n = group.size();
         if (n == 0) {
             return;
         }
-        store.prefetch(encoded, 0, n);
+        store.prefetch(encoded, hashes, 0, n);
         for (int i = 0; i < n; i++) {
             byte[] k = encoded[i];
-            V v = decodeValue(store.read(k, 0, k.length, hash(k), COPY, null));
+            V v = coding.decodeValue(store.read(k, 0, k.length, hashes[i], MapCoding.COPY, null));
             if (v != null) {
                 found.put(group.get(i), v);
             }
@@ -349,8 +210,8 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
      */
     @Override
     public boolean containsKey(Object key) {
-        LookupKey k = lookupKey(key);
-        return store.read(k.bytes, 0, k.length, MapStore.hash(k.bytes, 0, k.length), PRESENT, Boolean.FALSE);
+        MapCoding.LookupKey k = coding.lookupKey(key);
+        return store.read(k.bytes, 0, k.length, MapStore.hash(k.bytes, 0, k.length), MapCoding.PRESENT, Boolean.FALSE);
     }
 
     /**
@@ -365,7 +226,7 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
         try {
             @SuppressWarnings("unchecked")
             V typed = (V) value;
-            v = encodeValue(typed);
+            v = coding.encodeValue(typed);
         } catch (ClassCastException e) {
             return false;
         }
@@ -385,9 +246,9 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
      */
     @Override
     public V put(K key, V value) {
-        byte[] k = encodeKey(key);
-        byte[] v = encodeValue(value);
-        return decodeValue(store.write(k, 0, k.length, hash(k), c -> {
+        byte[] k = coding.encodeKey(key);
+        byte[] v = coding.encodeValue(value);
+        return coding.decodeValue(store.write(k, 0, k.length, hash(k), c -> {
             byte[] old = c.present() ? c.value() : null;
             c.put(v, 0, v.length);
             return old;
@@ -396,9 +257,9 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
 
     @Override
     public V putIfAbsent(K key, V value) {
-        byte[] k = encodeKey(key);
-        byte[] v = encodeValue(value);
-        return decodeValue(store.write(k, 0, k.length, hash(k), c -> {
+        byte[] k = coding.encodeKey(key);
+        byte[] v = coding.encodeValue(value);
+        return coding.decodeValue(store.write(k, 0, k.length, hash(k), c -> {
             if (c.present()) {
                 return c.value();
             }
@@ -409,8 +270,8 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
 
     @Override
     public V remove(Object key) {
-        byte[] k = encodeKey(key);
-        return decodeValue(store.write(k, 0, k.length, hash(k), c -> {
+        byte[] k = coding.encodeKey(key);
+        return coding.decodeValue(store.write(k, 0, k.length, hash(k), c -> {
             byte[] old = c.present() ? c.value() : null;
             c.remove();
             return old;
@@ -427,11 +288,11 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
         try {
             @SuppressWarnings("unchecked")
             V typed = (V) value;
-            v = encodeValue(typed);
+            v = coding.encodeValue(typed);
         } catch (ClassCastException e) {
             return false;
         }
-        byte[] k = encodeKey(key);
+        byte[] k = coding.encodeKey(key);
         return store.write(k, 0, k.length, hash(k), c -> {
             if (!c.valueEquals(v, 0, v.length)) {
                 return false;
@@ -443,9 +304,9 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
 
     @Override
     public boolean replace(K key, V oldValue, V newValue) {
-        byte[] k = encodeKey(key);
-        byte[] o = encodeValue(oldValue);
-        byte[] n = encodeValue(newValue);
+        byte[] k = coding.encodeKey(key);
+        byte[] o = coding.encodeValue(oldValue);
+        byte[] n = coding.encodeValue(newValue);
         return store.write(k, 0, k.length, hash(k), c -> {
             if (!c.valueEquals(o, 0, o.length)) {
                 return false;
@@ -457,9 +318,9 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
 
     @Override
     public V replace(K key, V value) {
-        byte[] k = encodeKey(key);
-        byte[] v = encodeValue(value);
-        return decodeValue(store.write(k, 0, k.length, hash(k), c -> {
+        byte[] k = coding.encodeKey(key);
+        byte[] v = coding.encodeValue(value);
+        return coding.decodeValue(store.write(k, 0, k.length, hash(k), c -> {
             if (!c.present()) {
                 return null;
             }
@@ -502,14 +363,14 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
     @Override
     public V compute(K key, BiFunction<? super K, ? super V, ? extends V> remappingFunction) {
         Objects.requireNonNull(remappingFunction, "remappingFunction");
-        byte[] k = encodeKey(key);
+        byte[] k = coding.encodeKey(key);
         return store.write(k, 0, k.length, hash(k), c -> {
-            V old = c.present() ? decodeValue(c.value()) : null;
+            V old = c.present() ? coding.decodeValue(c.value()) : null;
             V next = remappingFunction.apply(key, old);
             if (next == null) {
                 c.remove();
             } else {
-                byte[] v = encodeValue(next);
+                byte[] v = coding.encodeValue(next);
                 if (!c.valueEquals(v, 0, v.length)) { // the same bytes (computeIfAbsent of a present key...): no write
                     c.put(v, 0, v.length);
                 }
@@ -599,12 +460,12 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
     public <R> R readValue(ByteBuffer key, ValueReader<R> reader) {
         Objects.requireNonNull(reader, "reader");
         int len = key.remaining();
-        byte[] k = borrowScratch(len);
+        byte[] k = coding.borrowScratch(len);
         try {
             key.duplicate().get(k, 0, len);
             return store.read(k, 0, len, MapStore.hash(k, 0, len), reader, null);
         } finally {
-            returnScratch(k);
+            MapCoding.returnScratch(k);
         }
     }
 
@@ -617,29 +478,13 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
      */
     public <R> R readValue(Segment key, long offset, int length, ValueReader<R> reader) {
         Objects.requireNonNull(reader, "reader");
-        byte[] k = borrowScratch(length);
+        byte[] k = coding.borrowScratch(length);
         try {
             key.copyTo(offset, k, 0, length);
             return store.read(k, 0, length, MapStore.hash(k, 0, length), reader, null);
         } finally {
-            returnScratch(k);
+            MapCoding.returnScratch(k);
         }
-    }
-
-    /**
-     * Takes the thread's key array (of at least that many bytes; keys are at most the map's key
-     * limit) until {@link #returnScratch}: a lookup its reader makes meanwhile gets an array of its own.
-     */
-    private byte[] borrowScratch(int length) {
-        store.checkKeyLength(length);
-        byte[][] holder = KEY_SCRATCH.get();
-        byte[] b = holder[0];
-        holder[0] = null;
-        return b != null && b.length >= length ? b : new byte[Math.max(length, 64)];
-    }
-
-    private static void returnScratch(byte[] b) {
-        KEY_SCRATCH.get()[0] = b;
     }
 
     /**
@@ -647,7 +492,7 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
      * @return a copy of the value's bytes, or null if the key is absent
      */
     public byte[] getBytes(byte[] key) {
-        return store.read(key, 0, key.length, hash(key), COPY, null);
+        return store.read(key, 0, key.length, hash(key), MapCoding.COPY, null);
     }
 
     /**
@@ -773,7 +618,7 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
         while (section < store.sectionCount) {
             SectionReader.BucketRun run = store.scanBuckets((int) section, bucket, left);
             for (byte[][] e : run.entries) {
-                action.accept(decodeKey(e[0]), decodeValue(e[1]));
+                action.accept(coding.decodeKey(e[0]), coding.decodeValue(e[1]));
             }
             left -= run.entries.size();
             if (run.next != 0) {
@@ -795,7 +640,7 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
         try {
             @SuppressWarnings("unchecked")
             V o = (V) other;
-            return java.util.Arrays.equals(encodeValue(stored), encodeValue(o));
+            return java.util.Arrays.equals(coding.encodeValue(stored), coding.encodeValue(o));
         } catch (ClassCastException e) {
             return false;
         }

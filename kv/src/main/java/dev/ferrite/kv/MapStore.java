@@ -168,7 +168,12 @@ final class MapStore implements AutoCloseable {
 
     /** Warms the index slots and entries of several keys (see {@link SectionReader#prefetch}). */
     void prefetch(byte[][] keys, int from, int count) {
-        reader.prefetch(keys, from, count);
+        reader.prefetch(keys, null, from, count);
+    }
+
+    /** As {@link #prefetch(byte[][], int, int)}, {@code hashes[i]} being the hash of {@code keys[i]}. */
+    void prefetch(byte[][] keys, long[] hashes, int from, int count) {
+        reader.prefetch(keys, hashes, from, count);
     }
 
     /** One step of a cursor scan of one section (see {@link SectionReader#scanBuckets}). */

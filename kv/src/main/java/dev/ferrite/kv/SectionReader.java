@@ -349,13 +349,22 @@ final class SectionReader {
      * meanwhile) and never throws for them.
      */
     void prefetch(byte[][] keys, int from, int count) {
+        prefetch(keys, null, from, count);
+    }
+
+    /**
+     * As {@link #prefetch(byte[][], int, int)}, with the keys' hashes computed already.
+     *
+     * @param hashes {@code hashes[i]} is the hash of {@code keys[i]}; null to compute them here
+     */
+    void prefetch(byte[][] keys, long[] hashes, int from, int count) {
         int batch = Math.min(count, PREFETCH_BATCH);
         long[] words = new long[batch];
         SectionView[] at = new SectionView[batch];
         for (int start = from; start < from + count; start += PREFETCH_BATCH) {
             int n = Math.min(PREFETCH_BATCH, from + count - start);
             try {
-                prefetched += prefetchBatch(keys, start, n, words, at);
+                prefetched += prefetchBatch(keys, hashes, start, n, words, at);
             } catch (SegmentClosedException e) {
                 // a section moved on meanwhile: nothing to warm there
             }
@@ -366,13 +375,13 @@ final class SectionReader {
      * Three passes, each short per key so that a core keeps many of its loads in flight: the
      * hashes (into {@code words}), the home slots, the entries the matching slots name.
      */
-    private long prefetchBatch(byte[][] keys, int start, int n, long[] words, SectionView[] at) {
+    private long prefetchBatch(byte[][] keys, long[] hashes, int start, int n, long[] words, SectionView[] at) {
         for (int i = 0; i < n; i++) {
             byte[] key = keys[start + i];
             if (key == null) {
                 at[i] = null;
             } else {
-                long hash = MapStore.hash(key, 0, key.length);
+                long hash = hashes != null ? hashes[start + i] : MapStore.hash(key, 0, key.length);
                 words[i] = hash;
                 at[i] = views.cached(store.sectionOf(hash));
             }

@@ -1,0 +1,193 @@
+package dev.ferrite.kv;
+
+import dev.ferrite.FerriteException;
+import dev.ferrite.Segment;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Objects;
+
+/**
+ * A map's codecs at work: keys and values to bytes and back, with the map's limits checked; the
+ * keys of lookups encoded into per-thread arrays, without garbage; the value readers the map's
+ * gets use. Thread-safe.
+ *
+ * @param <K> the key type
+ * @param <V> the value type
+ */
+final class MapCoding<K, V> {
+
+    static final ValueReader<byte[]> COPY = (segment, offset, length) -> {
+        byte[] b = new byte[length];
+        segment.copyTo(offset, b, 0, length);
+        return b;
+    };
+    static final ValueReader<Boolean> PRESENT = (segment, offset, length) -> Boolean.TRUE;
+    /** Per thread: the reader of {@link FerriteMap#get(Object, byte[])}, which runs no user code. */
+    static final ThreadLocal<CopyInto> COPY_INTO = ThreadLocal.withInitial(CopyInto::new);
+
+    /** Copies a value into the array it is given, if it fits, and keeps its length. */
+    static final class CopyInto implements ValueReader<Boolean> {
+        byte[] into;
+        int length;
+
+        @Override
+        public Boolean read(Segment segment, long offset, int length) {
+            this.length = length;
+            if (length <= into.length) {
+                segment.copyTo(offset, into, 0, length);
+            }
+            return Boolean.TRUE;
+        }
+    }
+
+    /** Per thread: the key array of a {@code readValue} by buffer or segment, lent out while one runs. */
+    private static final ThreadLocal<byte[][]> KEY_SCRATCH = ThreadLocal.withInitial(() -> new byte[][] {new byte[64]});
+    /**
+     * Per thread: the key of a {@link FerriteMap#get} or {@link FerriteMap#containsKey}, which run no user code while
+     * they use it (a {@code ValueReader} may call those, so this is not {@link #KEY_SCRATCH}).
+     */
+    private static final ThreadLocal<LookupKey> LOOKUP_KEY = ThreadLocal.withInitial(LookupKey::new);
+    /** Longest string a lookup encodes into its thread's buffer; longer ones are encoded as other keys. */
+    private static final int LOOKUP_CHARS = 1 << 12;
+
+    private final Codec<K> keyCodec;
+    private final Codec<V> valueCodec;
+    private final MapStore store;
+
+    MapCoding(Codec<K> keyCodec, Codec<V> valueCodec, MapStore store) {
+        this.keyCodec = keyCodec;
+        this.valueCodec = valueCodec;
+        this.store = store;
+    }
+
+    byte[] encodeKey(Object key) {
+        Objects.requireNonNull(key, "key");
+        if (keyCodec == Codecs.UTF8) {
+            // The JDK's own encoder: one intrinsic copy for a Latin-1 string.
+            byte[] b = ((String) key).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            store.checkKeyLength(b.length);
+            return b;
+        }
+        @SuppressWarnings("unchecked")
+        K k = (K) key;
+        int size = keyCodec.size(k);
+        store.checkKeyLength(size);
+        byte[] b = new byte[size];
+        ByteBuffer buf = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
+        keyCodec.encode(k, buf);
+        checkWritten(buf, size, keyCodec);
+        return b;
+    }
+
+    /** A thread's lookup key: its UTF-8 or codec bytes, {@code bytes[0, length)}. */
+    static final class LookupKey {
+        byte[] bytes = new byte[64];
+        int length;
+    }
+
+    /**
+     * Encodes a key for a lookup: a string of the UTF-8 codec without surrogates and of at most
+     * {@link #LOOKUP_CHARS} chars into the thread's buffer, without allocating; any other key as
+     * {@link #encodeKey} does.
+     */
+    LookupKey lookupKey(Object key) {
+        Objects.requireNonNull(key, "key");
+        LookupKey k = LOOKUP_KEY.get();
+        if (keyCodec != Codecs.UTF8 || !encodeUtf8((String) key, k)) {
+            k.bytes = encodeKey(key);
+            k.length = k.bytes.length;
+            return k;
+        }
+        store.checkKeyLength(k.length);
+        return k;
+    }
+
+    /** @return false, leaving {@code into} to be refilled, if the string has a surrogate or is too long */
+    private static boolean encodeUtf8(String s, LookupKey into) {
+        int n = s.length();
+        if (n > LOOKUP_CHARS) {
+            return false;
+        }
+        if (into.bytes.length < 3 * n) {
+            into.bytes = new byte[3 * n];
+        }
+        byte[] b = into.bytes;
+        int seen = 0;
+        for (int i = 0; i < n; i++) { // no branch per char: the common, ASCII case
+            char c = s.charAt(i);
+            b[i] = (byte) c;
+            seen |= c;
+        }
+        if (seen < 0x80) {
+            into.length = n;
+            return true;
+        }
+        int p = 0;
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) {
+                b[p++] = (byte) c;
+            } else if (c < 0x800) {
+                b[p++] = (byte) (0xC0 | c >> 6);
+                b[p++] = (byte) (0x80 | c & 0x3F);
+            } else if (Character.isSurrogate(c)) {
+                return false; // pairs and lone surrogates: as String.getBytes encodes them
+            } else {
+                b[p++] = (byte) (0xE0 | c >> 12);
+                b[p++] = (byte) (0x80 | c >> 6 & 0x3F);
+                b[p++] = (byte) (0x80 | c & 0x3F);
+            }
+        }
+        into.length = p;
+        return true;
+    }
+
+    byte[] encodeValue(V value) {
+        Objects.requireNonNull(value, "value");
+        int size = valueCodec.size(value);
+        store.checkValueLength(size);
+        byte[] b = new byte[size];
+        ByteBuffer buf = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
+        valueCodec.encode(value, buf);
+        checkWritten(buf, size, valueCodec);
+        return b;
+    }
+
+    private static void checkWritten(ByteBuffer buf, int size, Codec<?> codec) {
+        if (buf.position() != size) {
+            throw new FerriteException(codec + " wrote " + buf.position() + " bytes where its size() said " + size);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    V decodeValue(byte[] b) {
+        if (b == null) {
+            return null;
+        }
+        if (valueCodec == Codecs.BYTES) {
+            return (V) b; // already a copy of its own: no second one
+        }
+        return valueCodec.decode(ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN), b.length);
+    }
+
+    K decodeKey(byte[] b) {
+        return keyCodec.decode(ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN), b.length);
+    }
+
+    /**
+     * Takes the thread's key array (of at least that many bytes; keys are at most the map's key
+     * limit) until {@link #returnScratch}: a lookup its reader makes meanwhile gets an array of its own.
+     */
+    byte[] borrowScratch(int length) {
+        store.checkKeyLength(length);
+        byte[][] holder = KEY_SCRATCH.get();
+        byte[] b = holder[0];
+        holder[0] = null;
+        return b != null && b.length >= length ? b : new byte[Math.max(length, 64)];
+    }
+
+    static void returnScratch(byte[] b) {
+        KEY_SCRATCH.get()[0] = b;
+    }
+}
