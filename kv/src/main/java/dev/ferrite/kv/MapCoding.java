@@ -73,11 +73,7 @@ final class MapCoding<K, V> {
         K k = (K) key;
         int size = keyCodec.size(k);
         store.checkKeyLength(size);
-        byte[] b = new byte[size];
-        ByteBuffer buf = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
-        keyCodec.encode(k, buf);
-        checkWritten(buf, size, keyCodec);
-        return b;
+        return encode(keyCodec, k, size);
     }
 
     /** A thread's lookup key: its UTF-8 or codec bytes, {@code bytes[0, length)}. */
@@ -147,17 +143,18 @@ final class MapCoding<K, V> {
         Objects.requireNonNull(value, "value");
         int size = valueCodec.size(value);
         store.checkValueLength(size);
-        byte[] b = new byte[size];
-        ByteBuffer buf = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
-        valueCodec.encode(value, buf);
-        checkWritten(buf, size, valueCodec);
-        return b;
+        return encode(valueCodec, value, size);
     }
 
-    private static void checkWritten(ByteBuffer buf, int size, Codec<?> codec) {
+    /** @return the bytes a codec writes for a value, checked to be as many as its {@code size()} said */
+    private static <T> byte[] encode(Codec<T> codec, T value, int size) {
+        byte[] b = new byte[size];
+        ByteBuffer buf = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
+        codec.encode(value, buf);
         if (buf.position() != size) {
             throw new FerriteException(codec + " wrote " + buf.position() + " bytes where its size() said " + size);
         }
+        return b;
     }
 
     @SuppressWarnings("unchecked")
