@@ -150,7 +150,11 @@ public final class BenchMain {
         }
         // Appended: a benchmark's own @Fork(jvmArgsPrepend) (Agrona's and Ferrite's checks off) still applies.
         if (!user.getJvmArgsAppend().hasValue()) {
-            b.jvmArgsAppend(JvmFlags.forks().toArray(new String[0]));
+            List<String> flags = JvmFlags.forks();
+            if (profile == Profile.SMOKE) {
+                flags.remove(JvmFlags.PRE_TOUCH); // measures nothing: no second per fork touching the heap
+            }
+            b.jvmArgsAppend(flags.toArray(new String[0]));
         }
         Files.createDirectories(dir);
         Path json = dir.resolve("results.json");
