@@ -62,40 +62,25 @@ final class MapClients {
     }
 
     /**
-     * Frees the client slots whose holders died with the map open (each by a CAS from the dead
-     * holder's identity word, so a slot another opener claims meanwhile stays its).
+     * Finds the client slots whose holders died with the map open, and frees them if asked (each by
+     * a CAS from the dead holder's identity word, so a slot another opener claims meanwhile stays its).
      *
      * @param header the map's header segment
-     * @return slots freed: processes that did not close the map
+     * @param free   whether to free them (a writable open) or only count them (a read-only one)
+     * @return slots found (freed, if asked): processes that did not close the map
      */
-    static int clearDead(Segment header) {
+    static int deadSlots(Segment header, boolean free) {
         ProcessSlot.Memory memory = ProcessSlot.of(header);
-        int freed = 0;
+        int found = 0;
         for (int slot = 0; slot < CLIENT_COUNT; slot++) {
             long at = MapLayout.client(slot);
             long holder = header.getLongVolatile(at + CLIENT_IDENTITY);
             if (holder != 0 && !ProcessSlot.holderRuns(memory, at + CLIENT_IDENTITY, at + CLIENT_LIVENESS)
-                    && header.compareAndSetLong(at + CLIENT_IDENTITY, holder, 0)) {
-                freed++;
+                    && (!free || header.compareAndSetLong(at + CLIENT_IDENTITY, holder, 0))) {
+                found++;
             }
         }
-        return freed;
-    }
-
-    /**
-     * @param header the map's header segment
-     * @return whether a client slot is held by a process that died with the map open
-     */
-    static boolean anyDead(Segment header) {
-        ProcessSlot.Memory memory = ProcessSlot.of(header);
-        for (int slot = 0; slot < CLIENT_COUNT; slot++) {
-            long at = MapLayout.client(slot);
-            if (header.getLongVolatile(at + CLIENT_IDENTITY) != 0
-                    && !ProcessSlot.holderRuns(memory, at + CLIENT_IDENTITY, at + CLIENT_LIVENESS)) {
-                return true;
-            }
-        }
-        return false;
+        return found;
     }
 
     /** Gives a slot back: stops stamping and frees it (if the header can still be reached). */

@@ -66,7 +66,7 @@ final class MapStore implements AutoCloseable {
         this.views = new SectionViews(this);
         this.rebuilder = new SectionRebuilder(this, views);
         this.client = readOnly ? null : MapClients.take(header, describe());
-        boolean unclean = readOnly ? MapClients.anyDead(header) : client.fromDead | MapClients.clearDead(header) > 0;
+        boolean unclean = MapClients.deadSlots(header, !readOnly) > 0 || client != null && client.fromDead;
         this.reader = new SectionReader(this, views, verifyReads || readOnly && unclean);
         this.locks = readOnly ? null : new SectionLocks(this, views, client);
         try {

@@ -36,7 +36,6 @@ final class SectionReader {
     private final MapStore store;
     private final Segment header;
     private final SectionViews views;
-    private final int maxValue;
     /** Whether reads check each entry they return against its checksum (else its lengths only). */
     private final boolean verifyReads;
     private final AtomicLong damagedReads = new AtomicLong();
@@ -48,7 +47,6 @@ final class SectionReader {
         this.store = store;
         this.header = store.header;
         this.views = views;
-        this.maxValue = store.maxValue;
         this.verifyReads = verifyReads;
     }
 
@@ -111,15 +109,13 @@ final class SectionReader {
                         // changed in place right now (or cut short): the old value is the undo record's
                         result = reader.read(seg, SectionLayout.UNDO + UndoLayout.VALUE,
                                 seg.getInt(SectionLayout.UNDO + UndoLayout.LENGTH));
-                    } else if (Integer.compareUnsigned(vl, maxValue) > 0 || valueAt + vl > v.heapEnd
-                            || verifyReads && !v.checksumMatches(off, klen, vl)) {
+                    } else if (verifyReads ? !v.checksumMatches(off, klen, vl) : !v.lengthsFit(off, klen, vl)) {
                         damaged = true;
                     } else {
                         result = reader.read(seg, valueAt, vl);
                     }
                 }
-                VarHandle.acquireFence();
-                if (header.getLongVolatile(stampAt) == stamp && header.getLongVolatile(genAt) == g) {
+                if (unchanged(stampAt, stamp, genAt, g)) {
                     if (damaged) {
                         reportDamage(v, off);
                     }
@@ -129,12 +125,17 @@ final class SectionReader {
                 store.checkOpen(); // a newer generation closed this view meanwhile: read again
             } catch (RuntimeException e) {
                 // A reader that failed on bytes a writer was changing is run again; on current bytes its failure is the caller's.
-                VarHandle.acquireFence();
-                if (header.getLongVolatile(stampAt) == stamp && header.getLongVolatile(genAt) == g) {
+                if (unchanged(stampAt, stamp, genAt, g)) {
                     throw e;
                 }
             }
         }
+    }
+
+    /** @return whether a section's stamp and generation still hold what a read saw before it read (after its loads) */
+    private boolean unchanged(long stampAt, long stamp, long genAt, long generation) {
+        VarHandle.acquireFence();
+        return header.getLongVolatile(stampAt) == stamp && header.getLongVolatile(genAt) == generation;
     }
 
     /**
@@ -194,8 +195,7 @@ final class SectionReader {
             }
             try {
                 T result = body.apply(v, (stamp & 1) == 0 ? -1 : v.undoEntry());
-                VarHandle.acquireFence();
-                if (header.getLongVolatile(stampAt) == stamp && header.getLongVolatile(genAt) == g) {
+                if (unchanged(stampAt, stamp, genAt, g)) {
                     return result;
                 }
             } catch (SegmentClosedException e) {
