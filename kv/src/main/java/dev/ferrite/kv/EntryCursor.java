@@ -7,19 +7,16 @@ import org.slf4j.LoggerFactory;
 import java.lang.invoke.VarHandle;
 
 import static dev.ferrite.kv.MapLayout.LINE_COUNT;
-import static dev.ferrite.kv.MapLayout.LINE_STAMP;
 import static dev.ferrite.kv.SectionLayout.GARBAGE;
-import static dev.ferrite.kv.SectionLayout.HEAP_TOP;
-import static dev.ferrite.kv.SectionLayout.OFFSET_MASK;
-import static dev.ferrite.kv.SectionLayout.TOMBSTONE;
-import static dev.ferrite.kv.SectionLayout.USED;
 
 /**
- * A key's place in its section, and the writes to it, for the holder of the section's lock: an
- * entry is written whole in space of the heap (a hole of its size from a free list, else the top;
- * a rebuild first if neither has room) and published by one ordered store of its slot word; the
- * space of the entry it replaces goes on a free list. A value changes in place through the
- * section's undo record. Not thread-safe: made per write, used by the lock holder only.
+ * A key's place in its section, and the writes to it, for the holder of the section's lock. An
+ * entry that fits its bucket lives there; a longer one in the heap (a hole of its size from a
+ * free list, else the top; a rebuild first if neither has room), its bucket holding its offset.
+ * A new key's bucket is written, then published by one ordered store of its word. A bucket that
+ * holds an entry changes only through the undo record: saved, the word made odd, the bytes
+ * changed, the word settled with its version + 2. Not thread-safe: made per write, used by the
+ * lock holder only.
  */
 final class EntryCursor {
 
@@ -35,12 +32,13 @@ final class EntryCursor {
     private final int klen;
     private final long hash;
     private SectionView v;
-    private int slot;          // the key's slot, or where it would go (-1: no room)
-    private long entry = -1;   // offset of the key's entry if present
+    private long bucketAt = -1; // the key's bucket, or where it would go (-1: no room)
+    private long word;          // that bucket's word
+    private boolean found;      // whether the bucket holds the key (its entry intact or not): counted
+    private boolean intact;     // whether that entry passes its checks
+    private boolean intoEmpty;  // whether an insertion would fill an empty bucket (not a tombstone)
+    private long entry = -1;    // an outside entry's heap offset, else -1
     private int valueLength;
-    private long oldSize;      // heap bytes of the entry the slot refers to now (live or damaged)
-    private boolean intoEmpty; // whether an insertion would use an empty slot (not a tombstone)
-    private boolean occupied;  // whether the key's slot refers to an entry (live or damaged): counted
 
     EntryCursor(MapStore store, int section, byte[] key, int koff, int klen, long hash) {
         this.store = store;
@@ -55,55 +53,93 @@ final class EntryCursor {
     void locate() {
         v = store.views.current(section);
         Segment seg = v.segment;
-        long tag = SectionLayout.tag(hash);
-        int mask = v.mask;
-        int idx = (int) hash & mask;
-        int tomb = -1;
+        long tag = BucketLayout.tag(hash);
+        int idx = v.home(hash);
+        long tomb = -1;
+        found = false;
+        intact = false;
         entry = -1;
-        oldSize = 0;
-        slot = -1;
-        occupied = false;
-        for (int n = 0; n <= mask; n++) {
-            long w = seg.getLong(SectionLayout.slot(idx));
-            if (w == 0) {
-                slot = tomb >= 0 ? tomb : idx;
+        bucketAt = -1;
+        for (int n = 0; n < v.buckets; n++) {
+            long b = v.bucket(idx);
+            long w = seg.getLong(b);
+            if ((w & BucketLayout.ODD) != 0) {
+                w = settle(b, w);
+            }
+            int kind = BucketLayout.kind(w);
+            if (kind == BucketLayout.EMPTY) {
+                bucketAt = tomb >= 0 ? tomb : b;
+                word = seg.getLong(bucketAt);
                 intoEmpty = tomb < 0;
                 return;
             }
-            if (w == TOMBSTONE) {
+            if (kind == BucketLayout.TOMBSTONE) {
                 if (tomb < 0) {
-                    tomb = idx;
+                    tomb = b;
                 }
-            } else if ((w >>> 48) == tag) {
-                long off = w & OFFSET_MASK;
-                if (v.entryFits(off) && seg.getInt(off + EntryLayout.KEY_LENGTH) == klen
-                        && off + EntryLayout.KEY + klen <= v.heapEnd
-                        && seg.mismatch(off + EntryLayout.KEY, key, koff, klen) < 0) {
-                    int vl = seg.getInt(off + EntryLayout.VALUE_LENGTH);
-                    slot = idx;
-                    intoEmpty = false;
-                    occupied = true;
-                    if (store.reader.verifiesReads() ? v.checksumMatches(off, klen, vl) : v.lengthsFit(off, klen, vl)) {
-                        entry = off;
-                        valueLength = vl;
-                        oldSize = EntryLayout.size(klen, vl);
-                    } else {
-                        store.reader.reportDamage(v, off); // overwritten or removed like a live entry, counted as none
-                        oldSize = 0;
-                        entry = -2;
-                    }
-                    return;
+            } else if (BucketLayout.wordTag(w) == tag && holdsKey(b, w)) {
+                bucketAt = b;
+                word = w;
+                found = true;
+                intoEmpty = false;
+                boolean check = store.reader.verifiesReads();
+                if (kind == BucketLayout.INLINE) {
+                    valueLength = BucketLayout.valueLength(w);
+                    intact = v.inlineFits(w) && (!check || v.intact(b, w));
+                } else {
+                    entry = seg.getLong(b + BucketLayout.ENTRY);
+                    valueLength = seg.getInt(entry + EntryLayout.VALUE_LENGTH);
+                    intact = check ? v.checksumMatches(entry, klen, valueLength) : v.lengthsFit(entry, klen, valueLength);
                 }
+                if (!intact) {
+                    store.reader.reportDamage(v, b); // overwritten or removed like a live entry
+                }
+                return;
             }
-            idx = (idx + 1) & mask;
+            idx = v.nextBucket(idx);
         }
-        slot = tomb;
+        bucketAt = tomb;
+        word = tomb >= 0 ? seg.getLong(tomb) : 0;
         intoEmpty = false;
     }
 
-    /** @return whether the key has an entry */
+    /** @return whether a bucket holding an entry holds this key (an outside entry's place checked first) */
+    private boolean holdsKey(long b, long w) {
+        Segment seg = v.segment;
+        if (BucketLayout.kind(w) == BucketLayout.INLINE) {
+            return BucketLayout.keyLength(w) == klen && BucketLayout.fitsInline(v.bucketSize, klen, 0)
+                    && seg.mismatch(b + BucketLayout.KEY, key, koff, klen) < 0;
+        }
+        long off = seg.getLong(b + BucketLayout.ENTRY);
+        return v.entryFits(off) && seg.getInt(off + EntryLayout.KEY_LENGTH) == klen
+                && off + EntryLayout.KEY + klen <= v.heapEnd
+                && seg.mismatch(off + EntryLayout.KEY, key, koff, klen) < 0;
+    }
+
+    /**
+     * A bucket left odd: a change cut short by a writer that died (or damage). Put back from the
+     * undo record if that is its record; else the bucket is dropped (a tombstone).
+     *
+     * @return the bucket's word now
+     */
+    private long settle(long b, long w) {
+        Segment seg = v.segment;
+        if (UndoRecord.settle(v) && seg.getLong(b) != w) {
+            LOG.warn("map '{}' section {}: a change of the bucket at offset {} was cut short; put back from the undo record",
+                    store.name, section, b);
+            return seg.getLong(b);
+        }
+        LOG.warn("map '{}' section {}: the bucket at offset {} is marked as being changed and the undo record is not its "
+                + "record: dropped as damaged", store.name, section, b);
+        long t = BucketLayout.tombstoneAfter(w);
+        seg.putLongVolatile(b, t);
+        addCount(-1);
+        return t;
+    }
+
+    /** @return whether the key has an intact entry */
     boolean present() {
-        return entry >= 0;
+        return found && intact;
     }
 
     /** @return the segment holding the entry (valid until the write returns) */
@@ -113,7 +149,7 @@ final class EntryCursor {
 
     /** @return offset of the present value's first byte */
     long valueOffset() {
-        return entry + EntryLayout.KEY + klen;
+        return entry >= 0 ? entry + EntryLayout.KEY + klen : bucketAt + BucketLayout.KEY + klen;
     }
 
     /** @return the present value's length */
@@ -137,124 +173,245 @@ final class EntryCursor {
     /** Sets the key's value (inserting the entry if absent). */
     void put(byte[] value, int off, int len) {
         store.checkValueLength(len);
-        long at = append(EntryLayout.size(klen, len));
-        Segment seg = v.segment;
-        seg.putInt(at + EntryLayout.VALUE_LENGTH, len);
-        seg.copyFrom(value, off, at + EntryLayout.KEY + klen, len);
-        publish(at, len);
+        makeRoom(0);
+        if (BucketLayout.fitsInline(v.bucketSize, klen, len)) {
+            Segment seg = v.segment;
+            if (found) {
+                beginChange();
+            }
+            seg.copyFrom(value, off, bucketAt + BucketLayout.KEY + klen, len);
+            settleBucket(BucketLayout.INLINE, len, -1);
+        } else {
+            long at = append(EntryLayout.size(klen, len));
+            Segment seg = v.segment;
+            seg.putInt(at + EntryLayout.VALUE_LENGTH, len);
+            seg.copyFrom(value, off, at + EntryLayout.KEY + klen, len);
+            checksum(at, len);
+            if (found) {
+                beginChange();
+            }
+            settleBucket(BucketLayout.OUTSIDE, len, at);
+        }
     }
 
     /**
-     * Lets an updater change the present value. A value of at most {@link UndoLayout#MAX_VALUE}
-     * bytes is changed where it lies: its old bytes go to the section's undo record, the stamp
-     * turns odd (readers take the value from the record meanwhile), the updater writes the
-     * entry, the entry gets its new checksum and the stamp turns even again. If the updater
-     * throws, the old bytes are put back. A longer value is copied to fresh space, changed
-     * there and published as a new entry.
+     * Lets an updater change the present value where it lies: an inline value, or an outside one
+     * of at most {@link UndoLayout#MAX_VALUE} bytes (saved in the undo record, the bucket's word odd
+     * meanwhile: readers take the value from the record); if the updater throws, the old bytes are
+     * put back. A longer outside value is copied to fresh space, changed there and published.
      */
     void update(ValueUpdater updater) {
         if (!present()) {
             throw new IllegalStateException("no entry to update");
         }
         int len = valueLength;
-        if (len > UndoLayout.MAX_VALUE) {
+        if (entry >= 0 && len > UndoLayout.MAX_VALUE) {
             updateCopy(updater);
             return;
         }
         Segment seg = v.segment;
         long valueAt = valueOffset();
-        saveUndo(seg, entry, valueAt, len);
-        long stampAt = MapLayout.line(section) + LINE_STAMP;
-        long stamp = header.getLong(stampAt);
-        header.putLongVolatile(stampAt, stamp + 1);
+        if (entry >= 0) {
+            UndoRecord.save(seg, bucketAt, word, UndoLayout.OUTSIDE_VALUE, entry, seg.getInt(entry + EntryLayout.CHECKSUM),
+                    valueAt, len);
+        } else {
+            UndoRecord.save(seg, bucketAt, word, UndoLayout.INLINE_BYTES, 0, 0, bucketAt + BucketLayout.CHECKSUM, 4 + klen + len);
+        }
         VarHandle.storeStoreFence();
+        seg.putLongVolatile(bucketAt, word | BucketLayout.ODD);
         boolean done = false;
         try {
             updater.update(seg, valueAt, len);
-            seg.putInt(entry + EntryLayout.CHECKSUM,
-                    (int) seg.hash64(entry + EntryLayout.KEY_LENGTH, EntryLayout.checkedLength(klen, len)));
             done = true;
         } finally {
             if (!done) {
-                seg.copyTo(SectionLayout.UNDO + UndoLayout.VALUE, seg, valueAt, len);
-                seg.putInt(entry + EntryLayout.CHECKSUM, seg.getInt(SectionLayout.UNDO + UndoLayout.CHECKSUM));
+                UndoRecord.restore(v);
+                word = seg.getLong(bucketAt);
             }
-            header.putLongOrdered(stampAt, stamp + 2);
         }
+        if (entry >= 0) {
+            checksum(entry, len);
+            word = BucketLayout.next(word, hash, BucketLayout.OUTSIDE, 0, 0);
+        } else {
+            inlineChecksum(len);
+            word = BucketLayout.next(word, hash, BucketLayout.INLINE, klen, len);
+        }
+        seg.putLongOrdered(bucketAt, word);
     }
 
-    /** The update of a value too long for the undo record: a changed copy, published as a new entry. */
+    /** The update of an outside value too long for the undo record: a changed copy, published. */
     private void updateCopy(ValueUpdater updater) {
         int len = valueLength;
-        long size = EntryLayout.size(klen, len);
-        long at = append(size);
+        long at = append(EntryLayout.size(klen, len));
         // append may have rebuilt the section: the entry is found again there.
         Segment seg = v.segment;
         seg.putInt(at + EntryLayout.VALUE_LENGTH, len);
         seg.copyTo(valueOffset(), seg, at + EntryLayout.KEY + klen, len);
         updater.update(seg, at + EntryLayout.KEY + klen, len);
-        publish(at, len);
+        checksum(at, len);
+        beginChange();
+        settleBucket(BucketLayout.OUTSIDE, len, at);
     }
 
     /** Removes the key's entry if it has one (or a damaged one). */
     void remove() {
-        if (!occupied) {
+        if (!found) {
             return;
         }
         Segment seg = v.segment;
-        seg.putLongVolatile(SectionLayout.slot(slot), TOMBSTONE);
-        seg.putLong(GARBAGE, seg.getLong(GARBAGE) + oldSize);
-        free(entry, oldSize);
+        word = BucketLayout.tombstoneAfter(word);
+        seg.putLongVolatile(bucketAt, word);
+        freeOld();
         addCount(-1);
-        occupied = false;
-        entry = -1;
-        oldSize = 0;
+        found = false;
+        intact = false;
         intoEmpty = false;
     }
 
     /**
-     * Reserves heap space for a new entry of this key, rebuilding the section first if the
-     * heap or the table is too full, and writes the key and its length there.
+     * Rebuilds the section first if a new key has no bucket, or would fill an empty one past the
+     * table's load limit, then finds the key's place again.
+     */
+    private void makeRoom(long heapBytes) {
+        if (found) {
+            return;
+        }
+        boolean full = bucketAt < 0
+                || intoEmpty && (v.segment.getInt(SectionLayout.USED) + 1L) * LOAD_DENOMINATOR > (long) v.buckets * LOAD_NUMERATOR;
+        if (full) {
+            store.rebuilder.rebuild(section, heapBytes, false);
+            locate();
+            if (bucketAt < 0) {
+                throw new IllegalStateException("map '" + store.name + "' section " + section + ": no bucket after a rebuild");
+            }
+        }
+    }
+
+    /** The table's load limit: buckets in use (entries and tombstones) over buckets. */
+    static final int LOAD_NUMERATOR = 4;
+    /** See {@link #LOAD_NUMERATOR}. */
+    static final int LOAD_DENOMINATOR = 5;
+
+    /**
+     * For a bucket holding the key: saves it in the undo record (an outside entry: its offset,
+     * which stays as it is), makes its word odd and writes the key again where an inline entry's
+     * key goes.
+     */
+    private void beginChange() {
+        Segment seg = v.segment;
+        if (entry >= 0) {
+            UndoRecord.save(seg, bucketAt, word, UndoLayout.OUTSIDE_KEPT, entry, 0, 0, 0);
+        } else {
+            int saved = intact ? 4 + klen + valueLength : v.bucketSize - BucketLayout.CHECKSUM;
+            UndoRecord.save(seg, bucketAt, word, UndoLayout.INLINE_BYTES, 0, 0, bucketAt + BucketLayout.CHECKSUM, saved);
+        }
+        VarHandle.storeStoreFence();
+        seg.putLongVolatile(bucketAt, word | BucketLayout.ODD);
+        VarHandle.storeStoreFence();
+    }
+
+    /**
+     * Finishes the bucket: an inline entry's key and checksum (its value written already), or an
+     * outside entry's offset; then its settled word (ordered: the publication); then the count,
+     * and the old outside entry's space freed.
+     */
+    private void settleBucket(int kind, int len, long at) {
+        Segment seg = v.segment;
+        if (kind == BucketLayout.INLINE) {
+            seg.copyFrom(key, koff, bucketAt + BucketLayout.KEY, klen);
+            inlineChecksum(len);
+        } else {
+            seg.putLong(bucketAt + BucketLayout.ENTRY, at);
+        }
+        if (intoEmpty) {
+            seg.putInt(SectionLayout.USED, seg.getInt(SectionLayout.USED) + 1);
+        }
+        word = BucketLayout.next(word, hash, kind, kind == BucketLayout.INLINE ? klen : 0,
+                kind == BucketLayout.INLINE ? len : 0);
+        seg.putLongOrdered(bucketAt, word);
+        if (found) {
+            freeOld();
+        } else {
+            addCount(1);
+        }
+        found = true;
+        intact = true;
+        intoEmpty = false;
+        entry = at;
+        valueLength = len;
+    }
+
+    /** Puts an outside entry the key's bucket no longer names on its free list. */
+    private void freeOld() {
+        if (entry < 0) {
+            return;
+        }
+        Segment seg = v.segment;
+        long size = intact ? EntryLayout.size(klen, valueLength) : 0;
+        if (size > 0) {
+            VarHandle.storeStoreFence(); // the bucket's new word before the hole's bytes
+            seg.putLong(SectionLayout.GARBAGE, seg.getLong(SectionLayout.GARBAGE) + size);
+            free(entry, size);
+        }
+        entry = -1;
+    }
+
+    private void inlineChecksum(int len) {
+        long at = bucketAt + BucketLayout.CHECKSUM;
+        v.segment.putInt(at, v.inlineChecksum(at, klen, len));
+    }
+
+    private void checksum(long at, int len) {
+        Segment seg = v.segment;
+        long size = EntryLayout.size(klen, len);
+        long end = at + EntryLayout.KEY + klen + len;
+        if (end < at + size) {
+            seg.fill(end, at + size - end, (byte) 0);
+        }
+        seg.putInt(at + EntryLayout.CHECKSUM,
+                (int) seg.hash64(at + EntryLayout.KEY_LENGTH, EntryLayout.checkedLength(klen, len)));
+    }
+
+    /**
+     * Reserves heap space for a new outside entry of this key, rebuilding the section first if the
+     * heap is too full, and writes the key and its length there.
      *
      * @return the new entry's offset
      */
     private long append(long size) {
+        makeRoom(size);
+        long hole = reuse(size);
+        long at;
+        if (hole > 0) {
+            at = hole;
+        } else {
+            long top = v.top();
+            if (top < 0 || top + size > v.heapEnd) {
+                if (top < 0) {
+                    LOG.warn("map '{}' section {}: HEAP_TOP {} fails its check; rebuilt", store.name, section,
+                            v.segment.getLong(SectionLayout.HEAP_TOP));
+                }
+                store.rebuilder.rebuild(section, size, false);
+                locate();
+                top = v.top();
+                if (bucketAt < 0 || top < 0 || top + size > v.heapEnd) {
+                    throw new IllegalStateException("map '" + store.name + "' section " + section
+                            + ": no room after a rebuild (top " + top + ", size " + size + ")");
+                }
+            }
+            at = top;
+            SectionView.setTop(v.segment, top + size);
+        }
         Segment seg = v.segment;
-        long top = v.top();
-        boolean tableFull = slot < 0
-                || (intoEmpty && (seg.getInt(USED) + 1L) * 4 > (long) v.slots * 3);
-        if (!tableFull) {
-            long hole = reuse(size);
-            if (hole > 0) {
-                seg.putInt(hole + EntryLayout.KEY_LENGTH, klen);
-                seg.putInt(hole + EntryLayout.RESERVED, 0);
-                seg.copyFrom(key, koff, hole + EntryLayout.KEY, klen);
-                return hole;
-            }
-        }
-        if (tableFull || top < 0 || top + size > v.heapEnd) {
-            if (top < 0) {
-                LOG.warn("map '{}' section {}: HEAP_TOP {} fails its check; rebuilt", store.name, section,
-                        seg.getLong(HEAP_TOP));
-            }
-            store.rebuilder.rebuild(section, size, false);
-            locate();
-            seg = v.segment;
-            top = v.top();
-            if (slot < 0 || top < 0 || top + size > v.heapEnd) {
-                throw new IllegalStateException("map '" + store.name + "' section " + section
-                        + ": no room after a rebuild (slot " + slot + ", top " + top + ", size " + size + ")");
-            }
-        }
-        seg.putInt(top + EntryLayout.KEY_LENGTH, klen);
-        seg.putInt(top + EntryLayout.RESERVED, 0);
-        seg.copyFrom(key, koff, top + EntryLayout.KEY, klen);
-        return top;
+        seg.putInt(at + EntryLayout.KEY_LENGTH, klen);
+        seg.putInt(at + EntryLayout.RESERVED, 0);
+        seg.copyFrom(key, koff, at + EntryLayout.KEY, klen);
+        return at;
     }
 
     /**
      * Takes a hole of exactly {@code size} bytes off its free list (looking at the first few
-     * holes of the list only), announcing the reuse to readers first.
+     * holes of the list only).
      *
      * @return the hole's offset, or 0 if the list has none of that size
      */
@@ -272,7 +429,6 @@ final class EntryCursor {
                 return 0;
             }
             if (holeSize == size) {
-                stampReuse();
                 seg.putLong(prevAt, next);
                 seg.putLong(GARBAGE, Math.max(0, seg.getLong(GARBAGE) - size));
                 return hole;
@@ -284,9 +440,9 @@ final class EntryCursor {
     }
 
     /**
-     * Puts the space of an entry no slot refers to any more on its free list, announcing the
-     * change of its bytes to readers first. Space of an unknown size (a damaged entry) is left
-     * as garbage for the next rebuild.
+     * Puts the space of an entry no bucket refers to any more on its free list (a reader still
+     * reading it finds the bucket's word changed afterwards). Space of an unknown size (a damaged
+     * entry) is left as garbage for the next rebuild.
      */
     private void free(long at, long size) {
         if (at < 0 || size < EntryLayout.HEADER || size > Integer.MAX_VALUE || !holeFits(at)) {
@@ -295,7 +451,6 @@ final class EntryCursor {
         Segment seg = v.segment;
         long headAt = SectionLayout.freeHead(size);
         long next = seg.getLong(headAt);
-        stampReuse();
         seg.putLong(at + SectionLayout.HOLE_NEXT, next);
         seg.putInt(at + SectionLayout.HOLE_SIZE, (int) size);
         seg.putInt(at + SectionLayout.HOLE_CHECK, SectionLayout.holeCheck(at, next, (int) size));
@@ -307,62 +462,8 @@ final class EntryCursor {
         return v.entryFits(hole);
     }
 
-    /**
-     * Adds 2 to the section's stamp (keeping it even: no in-place update under way), ordered
-     * before every store that follows: a reader that started before sees the stamp change and
-     * reads again; one that starts after no longer reaches the space through any slot.
-     */
-    private void stampReuse() {
-        long at = MapLayout.line(section) + LINE_STAMP;
-        header.putLongVolatile(at, header.getLong(at) + 2);
-        VarHandle.storeStoreFence();
-    }
-
-    /** Checksums the entry at {@code at}, moves the heap top past it and points the key's slot at it. */
-    private void publish(long at, int len) {
-        Segment seg = v.segment;
-        long size = EntryLayout.size(klen, len);
-        long end = at + EntryLayout.KEY + klen + len;
-        if (end < at + size) {
-            seg.fill(end, at + size - end, (byte) 0);
-        }
-        seg.putInt(at + EntryLayout.CHECKSUM,
-                (int) seg.hash64(at + EntryLayout.KEY_LENGTH, EntryLayout.checkedLength(klen, len)));
-        if (at + size > seg.getLong(HEAP_TOP)) {
-            SectionView.setTop(seg, at + size); // appended, not in a hole
-        }
-        boolean inserted = !occupied;
-        if (intoEmpty) {
-            seg.putInt(USED, seg.getInt(USED) + 1);
-        }
-        seg.putLongOrdered(SectionLayout.slot(slot), SectionLayout.word(hash, at));
-        if (oldSize > 0) {
-            seg.putLong(GARBAGE, seg.getLong(GARBAGE) + oldSize);
-            free(entry, oldSize);
-        }
-        if (inserted) {
-            addCount(1);
-        }
-        entry = at;
-        valueLength = len;
-        oldSize = size;
-        intoEmpty = false;
-        occupied = true;
-    }
-
     private void addCount(long delta) {
         long at = MapLayout.line(section) + LINE_COUNT;
         header.putLongVolatile(at, header.getLong(at) + delta);
-    }
-
-    /** Writes the undo record of an in-place update of the entry at {@code entry}: its value and checksum. */
-    private static void saveUndo(Segment seg, long entry, long valueAt, int len) {
-        long u = SectionLayout.UNDO;
-        seg.putInt(u + UndoLayout.LENGTH, len);
-        seg.putLong(u + UndoLayout.ENTRY, entry);
-        seg.putInt(u + UndoLayout.CHECKSUM, seg.getInt(entry + EntryLayout.CHECKSUM));
-        seg.putInt(u + UndoLayout.RESERVED, 0);
-        seg.copyTo(valueAt, seg, u + UndoLayout.VALUE, len);
-        seg.putInt(u + UndoLayout.CHECK, (int) seg.hash64(u + UndoLayout.LENGTH, UndoLayout.checkedLength(len)));
     }
 }

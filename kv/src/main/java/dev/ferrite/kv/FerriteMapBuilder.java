@@ -433,11 +433,14 @@ public final class FerriteMapBuilder<K, V> {
                     + " .<number>.<number> (the form of its section segments' names)");
         }
         long perSection = (expectedEntries + count - 1) / count;
-        int slots = SectionLayout.MIN_SLOTS;
-        while ((long) slots * 3 < perSection * 4 + 4 && slots < SectionLayout.MAX_SLOTS) {
-            slots <<= 1;
-        }
+        // full at the load limit when the expected entries are in
+        long buckets = Math.max(SectionLayout.MIN_BUCKETS, Math.min(SectionLayout.MAX_BUCKETS,
+                (perSection + 1) * EntryCursor.LOAD_DENOMINATOR / EntryCursor.LOAD_NUMERATOR + 1));
+        int bucketSize = BucketLayout.sizeFor(Math.min(averageKeySize, maxKeySize), Math.min(averageValueSize, maxValueSize));
         long heap = perSection * EntryLayout.size(averageKeySize, averageValueSize);
-        return new MapStore.Shape(count, slots, heap, maxKeySize, maxValueSize);
+        if (bucketSize > BucketLayout.MIN_SIZE) {
+            heap /= 16; // room for the entries longer than the average, which do not fit their buckets
+        }
+        return new MapStore.Shape(count, (int) buckets, bucketSize, heap, maxKeySize, maxValueSize);
     }
 }

@@ -59,7 +59,8 @@ final class MapHeader {
         int version = header.getInt(MapLayout.VERSION);
         if (version != MapLayout.VERSION_VALUE) {
             throw new CorruptFileException(where + ": format version " + version + " is not "
-                    + MapLayout.VERSION_VALUE + ", the one this build reads");
+                    + MapLayout.VERSION_VALUE + ", the one this build reads" + (version == 2
+                    ? "; copy it into a new map with dev.ferrite.kv.MapMigrate (OLD_POOL_FILE NEW_POOL_FILE [MAP_NAME])" : ""));
         }
         int crc = header.getInt(MapLayout.CRC);
         if (crc != crc(header)) {

@@ -2,7 +2,7 @@ package dev.ferrite.kv;
 
 /**
  * Byte layout of a map's header segment, the named segment that carries the map's name in its
- * pool. Little-endian. Mirrored in {@code docs/FORMAT.md} ("Map, version 2").
+ * pool. Little-endian. Mirrored in {@code docs/FORMAT.md} ("Map, version 3").
  *
  * <pre>
  *   0        8         12         16          20         24           28        32
@@ -29,7 +29,7 @@ final class MapLayout {
     /** int: format version. */
     static final int VERSION = 8;
     /** The version this code writes and reads. */
-    static final int VERSION_VALUE = 2;
+    static final int VERSION_VALUE = 3;
     /** int: number of sections, a power of two in [1, {@value #MAX_SECTIONS}]. */
     static final int SECTIONS = 12;
     /** int: number of client slots, {@value #CLIENT_COUNT}. */
@@ -70,25 +70,21 @@ final class MapLayout {
 
     /** Offset of section line 0. */
     static final int SECTIONS_OFFSET = CLIENTS_OFFSET + CLIENT_COUNT * CLIENT_SIZE;
-    /** Bytes per section line. */
-    static final int LINE_SIZE = 64;
-    /** long, in a section line: the lock word, 0 when free, else {@code generation << 8 | (slot + 1)} of the holder's client slot. */
-    static final int LINE_LOCK = 0;
-    /** long, in a section line: generation of the section's current data segment, at least 1. */
-    static final int LINE_GENERATION = 8;
-    /** long, in a section line: live entries in the section. */
-    static final int LINE_COUNT = 16;
-    /** long, in a section line: times the section was taken over from a dead writer and repaired. */
-    static final int LINE_REPAIRS = 24;
-    /** long, in a section line: damaged entries dropped by repairs and rebuilds. */
-    static final int LINE_DROPPED = 32;
     /**
-     * long, in a section line: the stamp. The lock holder adds 2 before it writes into heap bytes a
-     * reader may still be reading (space of a removed or overwritten entry), and 1 before and 1
-     * after it changes a value in place: odd means the undo record ({@link UndoLayout}) holds the
-     * value of the entry being changed. A reader validates it with the generation.
+     * Bytes per section line: two cache lines, the generation alone on the first (every read loads
+     * it; only a rebuild writes it), the writers' fields on the second.
      */
-    static final int LINE_STAMP = 40;
+    static final int LINE_SIZE = 128;
+    /** long, in a section line: generation of the section's current data segment, at least 1. */
+    static final int LINE_GENERATION = 0;
+    /** long, in a section line: the lock word, 0 when free, else {@code generation << 8 | (slot + 1)} of the holder's client slot. */
+    static final int LINE_LOCK = 64;
+    /** long, in a section line: live entries in the section. */
+    static final int LINE_COUNT = 72;
+    /** long, in a section line: times the section was taken over from a dead writer and repaired. */
+    static final int LINE_REPAIRS = 80;
+    /** long, in a section line: damaged entries dropped by repairs and rebuilds. */
+    static final int LINE_DROPPED = 88;
 
     /** Most sections a map may have. */
     static final int MAX_SECTIONS = 1 << 16;

@@ -27,11 +27,12 @@ import static dev.ferrite.kv.SectionLayout.HEAP_TOP;
  * writers ({@link EntryCursor}) and the rebuilds ({@link SectionRebuilder}). {@link FerriteMap}
  * puts codecs and the {@code ConcurrentMap} contract on top. Thread-safe.
  *
- * <p>Readers take no lock and write nothing to shared memory: an entry is written whole before a
- * slot word refers to it and never changes afterwards but through the undo protocol, removal
- * replaces a slot word with a tombstone, and a section's data segment is replaced only as a whole
- * (a new generation) by a rebuild. So a reader reads the section's generation and stamp, probes,
- * reads the entry and then checks that neither moved; if one did, it reads again.
+ * <p>Readers take no lock and write nothing to shared memory: a bucket's bytes are written before
+ * its word publishes them and change afterwards only through the undo protocol (the word odd
+ * meanwhile, its version + 2 after), removal turns a word into a tombstone, and a section's data
+ * segment is replaced only as a whole (a new generation) by a rebuild. So a reader reads a
+ * bucket's word, its bytes, the word again and the section's generation; if one moved, it reads
+ * again.
  */
 final class MapStore implements AutoCloseable {
 
@@ -86,7 +87,7 @@ final class MapStore implements AutoCloseable {
     // ---------------------------------------------------------------- create and open
 
     /** Sizes of a new map. */
-    record Shape(int sections, int slotsPerSection, long heapPerSection, int maxKey, int maxValue) {
+    record Shape(int sections, int bucketsPerSection, int bucketSize, long heapPerSection, int maxKey, int maxValue) {
     }
 
     /**
@@ -104,9 +105,10 @@ final class MapStore implements AutoCloseable {
             for (int s = 0; s < shape.sections; s++) {
                 String n = MapLayout.sectionName(name, s, 1);
                 pool.delete(n); // a leftover of a creation that died
-                try (Segment seg = pool.allocate(n, SectionView.segmentSize(pool, shape.slotsPerSection, shape.heapPerSection))) {
+                try (Segment seg = pool.allocate(n, SectionView.segmentSize(pool, shape.bucketsPerSection, shape.bucketSize,
+                        shape.heapPerSection))) {
                     made.add(n);
-                    SectionView.writeEmpty(seg, s, 1, shape.slotsPerSection);
+                    SectionView.writeEmpty(seg, s, 1, shape.bucketsPerSection, shape.bucketSize);
                 }
                 header.putLong(MapLayout.line(s) + LINE_GENERATION, 1);
             }
@@ -166,7 +168,7 @@ final class MapStore implements AutoCloseable {
         return reader.read(key, koff, klen, hash, valueReader, absent);
     }
 
-    /** Warms the index slots and entries of several keys (see {@link SectionReader#prefetch}). */
+    /** Warms the home buckets and outside entries of several keys (see {@link SectionReader#prefetch}). */
     void prefetch(byte[][] keys, int from, int count) {
         reader.prefetch(keys, null, from, count);
     }
@@ -183,7 +185,7 @@ final class MapStore implements AutoCloseable {
 
     /**
      * Checks every entry of every section against its checksum and lengths; a section holding a
-     * damaged entry (or a slot word naming an entry outside its heap) is rebuilt without it unless
+     * damaged entry (or a bucket naming an entry outside its heap) is rebuilt without it unless
      * the map is read-only. Reads each section as a get does, then takes its lock only to rebuild.
      *
      * @return damaged entries found
@@ -313,7 +315,7 @@ final class MapStore implements AutoCloseable {
             try {
                 segmentBytes += v.segment.size();
                 used += v.segment.getLong(HEAP_TOP) - v.heapStart;
-                index += v.heapStart; // the section's header and slot table
+                index += v.heapStart; // the section's header and bucket table
                 garbage += v.segment.getLong(GARBAGE);
             } catch (SegmentClosedException e) {
                 checkOpen();

@@ -11,9 +11,6 @@ import java.util.concurrent.locks.LockSupport;
 import static dev.ferrite.kv.MapLayout.LINE_COUNT;
 import static dev.ferrite.kv.MapLayout.LINE_LOCK;
 import static dev.ferrite.kv.MapLayout.LINE_REPAIRS;
-import static dev.ferrite.kv.MapLayout.LINE_STAMP;
-import static dev.ferrite.kv.SectionLayout.OFFSET_MASK;
-import static dev.ferrite.kv.SectionLayout.TOMBSTONE;
 import static dev.ferrite.kv.SectionLayout.USED;
 
 /**
@@ -62,14 +59,6 @@ final class SectionLocks {
             if (cur == 0) {
                 if (header.compareAndSetLong(at, 0, mine)) {
                     lockOwners[section] = me;
-                    if ((header.getLongVolatile(MapLayout.line(section) + LINE_STAMP) & 1) != 0) {
-                        try {
-                            settleInPlaceUpdate(section); // only a damaged file gets here: a dead writer keeps its lock
-                        } catch (RuntimeException e) {
-                            unlock(section);
-                            throw e;
-                        }
-                    }
                     return;
                 }
                 continue;
@@ -128,32 +117,15 @@ final class SectionLocks {
     }
 
     /**
-     * For the new holder of a section's lock: if the stamp is odd, an in-place update was cut
-     * short; the undo record's value goes back into its entry (if the record passes its check and
-     * still fits that entry) and the stamp turns even.
+     * For the new holder of a lock a dead writer held: a change of a bucket it cut short goes
+     * back from the undo record (if the record is that change's and passes its check).
      */
     private void settleInPlaceUpdate(int section) {
-        long stampAt = MapLayout.line(section) + LINE_STAMP;
-        long stamp = header.getLongVolatile(stampAt);
-        if ((stamp & 1) == 0) {
-            return;
-        }
         SectionView v = views.current(section);
-        Segment seg = v.segment;
-        long entry = v.undoEntry();
-        int len = seg.getInt(SectionLayout.UNDO + UndoLayout.LENGTH);
-        if (entry >= 0 && v.lengthsFit(entry, seg.getInt(entry + EntryLayout.KEY_LENGTH), len)
-                && seg.getInt(entry + EntryLayout.VALUE_LENGTH) == len) {
-            long valueAt = entry + EntryLayout.KEY + seg.getInt(entry + EntryLayout.KEY_LENGTH);
-            seg.copyTo(SectionLayout.UNDO + UndoLayout.VALUE, seg, valueAt, len);
-            seg.putInt(entry + EntryLayout.CHECKSUM, seg.getInt(SectionLayout.UNDO + UndoLayout.CHECKSUM));
-            LOG.warn("map '{}' section {}: an in-place update of the entry at offset {} was cut short; "
-                    + "its old value was put back", store.name, section, entry);
-        } else {
-            LOG.warn("map '{}' section {}: an in-place update was cut short and its undo record fails its "
-                    + "check; the entry it changed fails its checksum if it was torn", store.name, section);
+        if (UndoRecord.settle(v)) {
+            LOG.warn("map '{}' section {}: a change of the bucket at offset {} was cut short; what it held was put back",
+                    store.name, section, v.segment.getLong(SectionLayout.UNDO + UndoLayout.BUCKET));
         }
-        header.putLongVolatile(stampAt, stamp + 1);
     }
 
     void unlock(int section) {
@@ -187,21 +159,20 @@ final class SectionLocks {
         }
     }
 
-    /** Recounts a section's live entries and used slots where it is (when no rebuild fits). */
+    /** Recounts a section's live entries and used buckets where it is (when no rebuild fits). */
     private void recountInPlace(int section) {
         SectionView v = views.current(section);
         Segment seg = v.segment;
         long live = 0;
         int used = 0;
-        for (int i = 0; i < v.slots; i++) {
-            long w = seg.getLong(SectionLayout.slot(i));
+        for (int i = 0; i < v.buckets; i++) {
+            long b = v.bucket(i);
+            long w = seg.getLong(b);
             if (w == 0) {
                 continue;
             }
             used++;
-            long off = w & OFFSET_MASK;
-            if (w != TOMBSTONE && v.entryFits(off) && v.checksumMatches(off,
-                    v.entryField(off, EntryLayout.KEY_LENGTH), v.entryField(off, EntryLayout.VALUE_LENGTH))) {
+            if (v.intact(b, w)) {
                 live++;
             }
         }

@@ -9,16 +9,14 @@ import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 
 import static dev.ferrite.kv.MapLayout.LINE_GENERATION;
-import static dev.ferrite.kv.MapLayout.LINE_STAMP;
-import static dev.ferrite.kv.SectionLayout.OFFSET_MASK;
-import static dev.ferrite.kv.SectionLayout.TOMBSTONE;
 
 /**
- * The map's readers: a get (optimistic: the section's generation and stamp read before and after,
- * the read run again if either moved), a consistent read of a whole section for scans and the
- * scrub, the cursor scan, and the prefetch of a batch of keys. Readers take no lock and write
+ * The map's readers: a get (optimistic: a bucket's word read before and after its bytes, the
+ * section's generation after them; the read runs again if either moved), the whole-bucket read
+ * of scans and the scrub, the cursor scan, and the prefetch of a batch of keys. Readers take no lock and write
  * nothing to shared memory. Thread-safe.
  */
 final class SectionReader {
@@ -27,10 +25,7 @@ final class SectionReader {
 
     /** Keys warmed per pass of {@link #prefetch}: about as many misses as a core keeps in flight. */
     private static final int PREFETCH_BATCH = 16;
-    /**
-     * Bytes of an entry {@link #prefetch} touches, a load per 64: an entry of a 16-byte key and a
-     * 100-byte value spans three lines.
-     */
+    /** Bytes of an outside entry {@link #prefetch} touches, a load per 64. */
     private static final long PREFETCH_ENTRY_BYTES = 192;
 
     private final MapStore store;
@@ -66,7 +61,7 @@ final class SectionReader {
      * @return entries failing their checks (the one changed in place now: its lengths only)
      */
     long damagedIn(int section) {
-        return readConsistently(section, this::countDamaged);
+        return readConsistently(section, SectionReader::countDamaged);
     }
 
     /**
@@ -83,13 +78,12 @@ final class SectionReader {
         }
     }
 
+    @SuppressWarnings("unchecked")
     private <R> R readSection(byte[] key, int koff, int klen, long hash, ValueReader<R> reader, R absent) {
         int section = store.sectionOf(hash);
         long genAt = MapLayout.line(section) + LINE_GENERATION;
-        long stampAt = MapLayout.line(section) + LINE_STAMP;
         while (true) {
             long g = header.getLongVolatile(genAt);
-            long stamp = header.getLongVolatile(stampAt);
             SectionView v = views.cached(section);
             if (v == null || v.generation != g) {
                 v = views.view(section, g);
@@ -98,104 +92,187 @@ final class SectionReader {
                 }
             }
             try {
-                long off = find(v, key, koff, klen, hash);
-                R result = absent;
-                boolean damaged = false;
-                if (off >= 0) {
-                    Segment seg = v.segment;
-                    int vl = seg.getInt(off + EntryLayout.VALUE_LENGTH);
-                    long valueAt = off + EntryLayout.KEY + klen;
-                    if ((stamp & 1) != 0 && off == v.undoEntry()) {
-                        // changed in place right now (or cut short): the old value is the undo record's
-                        result = reader.read(seg, SectionLayout.UNDO + UndoLayout.VALUE,
-                                seg.getInt(SectionLayout.UNDO + UndoLayout.LENGTH));
-                    } else if (verifyReads ? !v.checksumMatches(off, klen, vl) : !v.lengthsFit(off, klen, vl)) {
-                        damaged = true;
-                    } else {
-                        result = reader.read(seg, valueAt, vl);
-                    }
-                }
-                if (unchanged(stampAt, stamp, genAt, g)) {
-                    if (damaged) {
-                        reportDamage(v, off);
-                    }
-                    return result;
+                Object r = find(v, key, koff, klen, hash, reader);
+                if (r != RETRY && header.getLongVolatile(genAt) == g) {
+                    return r == ABSENT ? absent : (R) r;
                 }
             } catch (SegmentClosedException e) {
                 store.checkOpen(); // a newer generation closed this view meanwhile: read again
-            } catch (RuntimeException e) {
-                // A reader that failed on bytes a writer was changing is run again; on current bytes its failure is the caller's.
-                if (unchanged(stampAt, stamp, genAt, g)) {
-                    throw e;
-                }
             }
         }
     }
 
-    /** @return whether a section's stamp and generation still hold what a read saw before it read (after its loads) */
-    private boolean unchanged(long stampAt, long stamp, long genAt, long generation) {
+    /** What {@link #find} returns when the key is not in the view. */
+    private static final Object ABSENT = new Object();
+    /** What {@link #find} returns when a writer changed what it read: read again. */
+    private static final Object RETRY = new Object();
+
+    /**
+     * Probes a view for a key from its home bucket to the first empty one and hands the value of
+     * the bucket holding it to a reader: the bucket's word, the key compare and the value read,
+     * then the word again (settled and unchanged: the bytes read were whole). Never reads outside
+     * the view: lengths are bounded by the bucket, or checked against the heap, before they are used.
+     *
+     * @return the reader's result, {@link #ABSENT} or {@link #RETRY}
+     */
+    private Object find(SectionView v, byte[] key, int koff, int klen, long hash, ValueReader<?> reader) {
+        Segment seg = v.segment;
+        long inlineBits = BucketLayout.matchBits(hash, BucketLayout.INLINE, klen);
+        long outsideBits = BucketLayout.matchBits(hash, BucketLayout.OUTSIDE, 0);
+        long inlineMask = BucketLayout.matchMask(BucketLayout.INLINE);
+        long outsideMask = BucketLayout.matchMask(BucketLayout.OUTSIDE);
+        int idx = v.home(hash);
+        for (int n = 0; n < v.buckets; n++) {
+            long b = v.bucket(idx);
+            long w = seg.getLongVolatile(b);
+            if (BucketLayout.kind(w) == BucketLayout.EMPTY) {
+                return ABSENT;
+            }
+            if ((w & inlineMask) == inlineBits && (w & BucketLayout.ODD) == 0) {
+                if (seg.mismatch(b + BucketLayout.KEY, key, koff, klen) < 0) {
+                    int vl = BucketLayout.valueLength(w);
+                    if (!v.inlineFits(w) || verifyReads
+                            && v.inlineChecksum(b + BucketLayout.CHECKSUM, klen, vl) != seg.getInt(b + BucketLayout.CHECKSUM)) {
+                        return damaged(v, b, w);
+                    }
+                    return readValue(seg, b, w, b + BucketLayout.KEY + klen, vl, reader);
+                }
+                if (!unchanged(seg, b, w)) {
+                    return RETRY; // a key compared while a writer changed the bucket
+                }
+            } else if ((w & outsideMask) == outsideBits || (w & inlineMask) == inlineBits) {
+                Object r = (w & BucketLayout.ODD) == 0
+                        ? readOutside(v, b, w, seg.getLong(b + BucketLayout.ENTRY), key, koff, klen, reader)
+                        : readChanging(v, b, w, key, koff, klen, reader);
+                if (r != null) {
+                    return r;
+                }
+            }
+            idx = v.nextBucket(idx);
+        }
+        return ABSENT;
+    }
+
+    /** @return whether a bucket's word is still {@code w} (after the loads before it) */
+    private static boolean unchanged(Segment seg, long b, long w) {
         VarHandle.acquireFence();
-        return header.getLongVolatile(stampAt) == stamp && header.getLongVolatile(genAt) == generation;
+        return seg.getLongVolatile(b) == w;
     }
 
     /**
-     * @return the offset of the entry holding exactly these key bytes in a view, or -1; never reads
-     *         outside the view (an entry's offset and key length are bounded before its key is compared)
+     * Hands a value to a reader and checks the bucket's word afterwards; a reader that throws on
+     * bytes a writer changed under it is run again, one that throws on settled bytes throws.
      */
-    private static long find(SectionView v, byte[] key, int koff, int klen, long hash) {
-        Segment seg = v.segment;
-        long tag = SectionLayout.tag(hash);
-        int mask = v.mask;
-        long lastKeyStart = v.heapEnd - EntryLayout.KEY - klen; // an entry of this key must start at or before it
-        int idx = (int) hash & mask;
-        for (int n = 0; n <= mask; n++) {
-            long w = seg.getLongVolatile(SectionLayout.slot(idx));
-            if (w == 0) {
-                return -1;
+    private static Object readValue(Segment seg, long b, long w, long valueAt, int vl, ValueReader<?> reader) {
+        Object r;
+        try {
+            r = reader.read(seg, valueAt, vl);
+        } catch (RuntimeException e) {
+            if (unchanged(seg, b, w)) {
+                throw e;
             }
-            if ((w >>> 48) == tag && w != TOMBSTONE) {
-                long off = w & OFFSET_MASK;
-                if (off >= v.heapStart && off <= lastKeyStart && (off & 7) == 0
-                        && seg.getInt(off + EntryLayout.KEY_LENGTH) == klen
-                        && seg.mismatch(off + EntryLayout.KEY, key, koff, klen) < 0) {
-                    return off;
-                }
-            }
-            idx = (idx + 1) & mask;
+            return RETRY;
         }
-        return -1;
+        return unchanged(seg, b, w) ? r : RETRY;
+    }
+
+    /**
+     * Reads the outside entry a bucket names if it holds the key.
+     *
+     * @return the reader's result, {@link #ABSENT} (a damaged entry), {@link #RETRY}, or null if
+     *         the entry holds another key
+     */
+    private Object readOutside(SectionView v, long b, long w, long off, byte[] key, int koff, int klen,
+                               ValueReader<?> reader) {
+        Segment seg = v.segment;
+        if (!v.entryFits(off)) {
+            return unchanged(seg, b, w) ? damaged(v, b, w) : RETRY;
+        }
+        if (seg.getInt(off + EntryLayout.KEY_LENGTH) != klen || off + EntryLayout.KEY + klen > v.heapEnd
+                || seg.mismatch(off + EntryLayout.KEY, key, koff, klen) >= 0) {
+            return unchanged(seg, b, w) ? null : RETRY;
+        }
+        int vl = seg.getInt(off + EntryLayout.VALUE_LENGTH);
+        if (!v.lengthsFit(off, klen, vl) || verifyReads && (w & BucketLayout.ODD) == 0 && !v.checksumMatches(off, klen, vl)) {
+            return unchanged(seg, b, w) ? damaged(v, b, w) : RETRY;
+        }
+        return readValue(seg, b, w, off + EntryLayout.KEY + klen, vl, reader);
+    }
+
+    /**
+     * Reads a bucket a writer is changing (its word odd) from the undo record, which holds it as it
+     * was: the value until the change ends, and after it if the writer died.
+     *
+     * @return as {@link #readOutside}
+     */
+    private Object readChanging(SectionView v, long b, long w, byte[] key, int koff, int klen, ValueReader<?> reader) {
+        Segment seg = v.segment;
+        long u = SectionLayout.UNDO;
+        if (!v.undoFor(b, w)) {
+            return unchanged(seg, b, w) ? damaged(v, b, w) : RETRY;
+        }
+        long old = seg.getLong(u + UndoLayout.WORD);
+        int mode = seg.getInt(u + UndoLayout.MODE);
+        if (mode == UndoLayout.INLINE_BYTES && BucketLayout.kind(old) == BucketLayout.INLINE) {
+            int vl = BucketLayout.valueLength(old);
+            if (BucketLayout.keyLength(old) != klen || !v.inlineFits(old)) {
+                return unchanged(seg, b, w) ? null : RETRY;
+            }
+            long at = u + UndoLayout.SAVED + 4;
+            if (seg.mismatch(at, key, koff, klen) >= 0) {
+                return unchanged(seg, b, w) ? null : RETRY;
+            }
+            return readValue(seg, b, w, at + klen, vl, reader);
+        }
+        if (BucketLayout.kind(old) == BucketLayout.OUTSIDE
+                && (mode == UndoLayout.OUTSIDE_KEPT || mode == UndoLayout.OUTSIDE_VALUE)) {
+            long off = seg.getLong(u + UndoLayout.ENTRY);
+            if (mode == UndoLayout.OUTSIDE_KEPT) {
+                return readOutside(v, b, w, off, key, koff, klen, reader);
+            }
+            if (!v.entryFits(off) || seg.getInt(off + EntryLayout.KEY_LENGTH) != klen
+                    || !v.lengthsFit(off, klen, seg.getInt(u + UndoLayout.LENGTH))
+                    || seg.mismatch(off + EntryLayout.KEY, key, koff, klen) >= 0) {
+                return unchanged(seg, b, w) ? null : RETRY;
+            }
+            return readValue(seg, b, w, u + UndoLayout.SAVED, seg.getInt(u + UndoLayout.LENGTH), reader);
+        }
+        return unchanged(seg, b, w) ? damaged(v, b, w) : RETRY;
+    }
+
+    /** Reports a damaged bucket a get met. @return {@link #ABSENT} */
+    private Object damaged(SectionView v, long b, long w) {
+        reportDamage(v, b);
+        return ABSENT;
     }
 
     /** Counts a read that met a damaged entry, and logs the first 16 of this process. */
-    void reportDamage(SectionView v, long off) {
+    void reportDamage(SectionView v, long bucket) {
         if (damagedReads.getAndIncrement() < 16) {
-            LOG.warn("map '{}' section {}: the entry at offset {} of segment '{}' is damaged (a length out of range, "
-                    + "or a checksum that does not match); skipped (the section's next rebuild drops it)",
-                    store.name, v.section, off, v.segment.name());
+            LOG.warn("map '{}' section {}: the entry of the bucket at offset {} of segment '{}' is damaged (a length out "
+                    + "of range, or a checksum that does not match); skipped (the section's next rebuild drops it)",
+                    store.name, v.section, bucket, v.segment.name());
         }
     }
 
     /**
-     * Runs a read of one section at one instant: reads the section's generation and stamp, runs
-     * {@code body} on that generation's view without a lock, and returns its result if neither
-     * changed meanwhile; otherwise (a writer was active, or a rebuild happened) runs it again.
-     * {@code body} must only read and must tolerate seeing a half-written section (it is then
-     * discarded).
+     * Runs a read of one section's current generation without a lock, and runs it again if the
+     * section was rebuilt meanwhile. {@code body} must only read; it reads each bucket at one
+     * instant ({@link #entryAt}).
      */
-    <T> T readConsistently(int section, SectionRead<T> body) {
+    <T> T readConsistently(int section, Function<SectionView, T> body) {
         store.checkOpen();
         long genAt = MapLayout.line(section) + LINE_GENERATION;
-        long stampAt = MapLayout.line(section) + LINE_STAMP;
         while (true) {
             long g = header.getLongVolatile(genAt);
-            long stamp = header.getLongVolatile(stampAt);
             SectionView v = views.view(section, g);
             if (v == null) {
                 continue;
             }
             try {
-                T result = body.apply(v, (stamp & 1) == 0 ? -1 : v.undoEntry());
-                if (unchanged(stampAt, stamp, genAt, g)) {
+                T result = body.apply(v);
+                VarHandle.acquireFence();
+                if (header.getLongVolatile(genAt) == g) {
                     return result;
                 }
             } catch (SegmentClosedException e) {
@@ -204,88 +281,102 @@ final class SectionReader {
         }
     }
 
-    /** A read of one section's view, given where an in-place update is under way. */
-    @FunctionalInterface
-    interface SectionRead<T> {
-        /**
-         * @param v         the section's view
-         * @param undoEntry offset of the entry whose value is to be taken from the undo record, or -1
-         * @return what the read found
-         */
-        T apply(SectionView v, long undoEntry);
-    }
+    /** What {@link #entryAt} returns for a bucket whose entry fails its checks. */
+    static final byte[][] DAMAGED = new byte[0][];
 
     /**
-     * Copies the entry a slot names into {@code out} if it is live, intact, has {@code homeBucket}
-     * as its home slot and is not named by an earlier slot of the probe run from there (two slot
-     * words naming one entry are damage: the entry is met once).
+     * Reads the entry of a bucket whole, at one instant (a bucket being changed: as it was, from
+     * the undo record), checked against its checksum if {@code check} (else its lengths only).
      *
-     * @return false if the slot is empty (the end of a probe run), true otherwise
+     * @return key and value bytes; null for an empty bucket or a tombstone; {@link #DAMAGED}
      */
-    private boolean copyEntry(SectionView v, int slot, long homeBucket, long undoEntry, List<byte[][]> out) {
+    static byte[][] entryAt(SectionView v, long b, boolean check) {
         Segment seg = v.segment;
-        long w = seg.getLongVolatile(SectionLayout.slot(slot));
-        if (w == 0) {
-            return false;
-        }
-        if (w == TOMBSTONE) {
-            return true;
-        }
-        long off = w & OFFSET_MASK;
-        if (!v.entryFits(off)) {
-            return true;
-        }
-        int k = seg.getInt(off + EntryLayout.KEY_LENGTH);
-        int vl = seg.getInt(off + EntryLayout.VALUE_LENGTH);
-        long valueAt = off + EntryLayout.KEY + k;
-        if (off == undoEntry) {
-            // changed in place right now (or cut short): the old value is the undo record's
-            vl = seg.getInt(SectionLayout.UNDO + UndoLayout.LENGTH);
-            valueAt = SectionLayout.UNDO + UndoLayout.VALUE;
-            if (!v.lengthsFit(off, k, 0)) {
-                return true;
+        while (true) {
+            long w = seg.getLongVolatile(b);
+            int kind = BucketLayout.kind(w);
+            if (kind == BucketLayout.EMPTY || kind == BucketLayout.TOMBSTONE) {
+                return null;
             }
-        } else if (!v.checksumMatches(off, k, vl)) {
-            return true;
+            byte[][] e;
+            try {
+                e = (w & BucketLayout.ODD) == 0 ? settled(v, b, w, check) : changing(v, b, w);
+            } catch (RuntimeException torn) {
+                if (unchanged(seg, b, w)) {
+                    throw torn;
+                }
+                continue;
+            }
+            if (unchanged(seg, b, w)) {
+                return e;
+            }
         }
-        if ((seg.hash64(off + EntryLayout.KEY, k) & v.mask) != homeBucket || namedEarlierInRun(v, slot, homeBucket, off)) {
-            return true;
+    }
+
+    private static byte[][] settled(SectionView v, long b, long w, boolean check) {
+        Segment seg = v.segment;
+        if (BucketLayout.kind(w) == BucketLayout.INLINE) {
+            int k = BucketLayout.keyLength(w);
+            int vl = BucketLayout.valueLength(w);
+            if (!v.inlineFits(w) || check && !v.intact(b, w)) {
+                return DAMAGED;
+            }
+            return copy(seg, b + BucketLayout.KEY, k, b + BucketLayout.KEY + k, vl);
         }
+        long off = seg.getLong(b + BucketLayout.ENTRY);
+        return outside(v, off, check, -1, 0);
+    }
+
+    /** @return an outside entry's bytes, its value from {@code valueAt} if that is not -1, or {@link #DAMAGED} */
+    private static byte[][] outside(SectionView v, long off, boolean check, long valueAt, int valueLength) {
+        if (!v.entryFits(off)) {
+            return DAMAGED;
+        }
+        Segment seg = v.segment;
+        int k = seg.getInt(off + EntryLayout.KEY_LENGTH);
+        int vl = valueAt < 0 ? seg.getInt(off + EntryLayout.VALUE_LENGTH) : valueLength;
+        if (!v.lengthsFit(off, k, vl) || check && valueAt < 0 && !v.checksumMatches(off, k, vl)) {
+            return DAMAGED;
+        }
+        return copy(seg, off + EntryLayout.KEY, k, valueAt < 0 ? off + EntryLayout.KEY + k : valueAt, vl);
+    }
+
+    private static byte[][] changing(SectionView v, long b, long w) {
+        Segment seg = v.segment;
+        long u = SectionLayout.UNDO;
+        if (!v.undoFor(b, w)) {
+            return DAMAGED;
+        }
+        long old = seg.getLong(u + UndoLayout.WORD);
+        int mode = seg.getInt(u + UndoLayout.MODE);
+        if (mode == UndoLayout.INLINE_BYTES && BucketLayout.kind(old) == BucketLayout.INLINE && v.inlineFits(old)) {
+            int k = BucketLayout.keyLength(old);
+            return copy(seg, u + UndoLayout.SAVED + 4, k, u + UndoLayout.SAVED + 4 + k, BucketLayout.valueLength(old));
+        }
+        if (BucketLayout.kind(old) != BucketLayout.OUTSIDE) {
+            return DAMAGED;
+        }
+        long off = seg.getLong(u + UndoLayout.ENTRY);
+        if (mode == UndoLayout.OUTSIDE_KEPT) {
+            return outside(v, off, false, -1, 0);
+        }
+        return mode == UndoLayout.OUTSIDE_VALUE
+                ? outside(v, off, false, u + UndoLayout.SAVED, seg.getInt(u + UndoLayout.LENGTH)) : DAMAGED;
+    }
+
+    private static byte[][] copy(Segment seg, long keyAt, int k, long valueAt, int vl) {
         byte[] kb = new byte[k];
         byte[] vb = new byte[vl];
-        seg.copyTo(off + EntryLayout.KEY, kb, 0, k);
+        seg.copyTo(keyAt, kb, 0, k);
         seg.copyTo(valueAt, vb, 0, vl);
-        out.add(new byte[][] {kb, vb});
-        return true;
+        return new byte[][] {kb, vb};
     }
 
-    /** @return whether a slot of the run from {@code homeBucket} before {@code slot} names the entry at {@code off} */
-    private static boolean namedEarlierInRun(SectionView v, int slot, long homeBucket, long off) {
-        for (int i = (int) homeBucket; i != slot; i = (i + 1) & v.mask) {
-            if ((v.segment.getLongVolatile(SectionLayout.slot(i)) & OFFSET_MASK) == off) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** @return entries of a view that fail their checks (the one changed in place now: its lengths only) */
-    private long countDamaged(SectionView v, long undoEntry) {
-        Segment seg = v.segment;
+    /** @return entries of a view that fail their checks (one being changed: as the undo record has it) */
+    private static long countDamaged(SectionView v) {
         long damaged = 0;
-        for (int i = 0; i < v.slots; i++) {
-            long w = seg.getLongVolatile(SectionLayout.slot(i));
-            if (w == 0 || w == TOMBSTONE) {
-                continue;
-            }
-            long off = w & OFFSET_MASK;
-            if (!v.entryFits(off)) {
-                damaged++;
-                continue;
-            }
-            int k = seg.getInt(off + EntryLayout.KEY_LENGTH);
-            int vl = seg.getInt(off + EntryLayout.VALUE_LENGTH);
-            if (off == undoEntry ? !v.lengthsFit(off, k, 0) : !v.checksumMatches(off, k, vl)) {
+        for (int i = 0; i < v.buckets; i++) {
+            if (entryAt(v, v.bucket(i), true) == DAMAGED) {
                 damaged++;
             }
         }
@@ -294,7 +385,7 @@ final class SectionReader {
 
     /** Entries read by one step of {@link #scanBuckets}, and where the next step starts. */
     static final class BucketRun {
-        /** The bucket cursor for the next step in this section; 0 when the section is done. */
+        /** The cursor for the next step in this section; 0 when the section is done. */
         final long next;
         /** Key and value bytes of each live entry read. */
         final List<byte[][]> entries;
@@ -305,46 +396,79 @@ final class SectionReader {
         }
     }
 
+    /** Cursor positions: the low 32 bits of key hashes, so a position means the same whatever the table's size. */
+    private static final long POSITIONS = 1L << 32;
+
     /**
-     * One step of a cursor scan of one section, with Redis's reverse-binary cursor: buckets (home
-     * slots, the low bits of the key hash) are visited in the order of their bit-reversed index, so
-     * an entry present throughout is met exactly once even if the section grows (its table doubles)
-     * or is compacted between steps. A bucket's entries lie in the probe run
-     * from its home slot to the next empty slot, so each bucket is read whole, at one instant
-     * (validated as a get is). Reads until {@code max} entries are taken or the section ends.
+     * One step of a cursor scan of one section. The cursor is a position in the order of the keys'
+     * home buckets: the low 32 bits of their hashes, which {@link SectionLayout#home} scales to the
+     * table, so the order is the same for every table size and an entry present throughout is met
+     * exactly once even if the section is rebuilt between steps. A home bucket's entries lie in the
+     * probe run from it to the next empty bucket; each is read whole ({@link #entryAt}), checked
+     * against its checksum, its hash against its home, and met once if two buckets hold one key.
      *
      * @param cursor where to start in this section, 0 for its beginning
-     * @param max    how many entries to aim for, 1 or more (a bucket is never split, so a step may
-     *               take a few more)
+     * @param max    how many entries to aim for, 1 or more (a home bucket is never split, so a step
+     *               may take a few more)
      */
     BucketRun scanBuckets(int section, long cursor, int max) {
-        return readConsistently(section, (v, undo) -> {
+        return readConsistently(section, v -> {
             List<byte[][]> out = new ArrayList<>();
-            long c = cursor;
-            long mask = v.mask;
-            do {
-                long bucket = c & mask;
-                for (int n = 0, i = (int) bucket; n <= mask && copyEntry(v, i, bucket, undo, out); n++) {
-                    i = (i + 1) & v.mask;
+            long position = cursor;
+            int home = v.home(position);
+            while (true) {
+                collectHome(v, home, position, out);
+                home++;
+                position = home == v.buckets ? POSITIONS : firstPosition(home, v.buckets);
+                if (position >= POSITIONS) {
+                    return new BucketRun(0, out);
                 }
-                c = nextBucketCursor(c, mask);
-            } while (c != 0 && out.size() < max);
-            return new BucketRun(c, out);
+                if (out.size() >= max) {
+                    return new BucketRun(position, out);
+                }
+            }
         });
     }
 
-    /** Redis's cursor step: increment the bit-reversed cursor within the table's mask. */
-    private static long nextBucketCursor(long cursor, long mask) {
-        long c = cursor | ~mask;
-        c = Long.reverse(c);
-        c++;
-        return Long.reverse(c);
+    /** @return the least position whose home bucket in a table of {@code buckets} is {@code home} */
+    private static long firstPosition(int home, int buckets) {
+        return (((long) home << 32) + buckets - 1) / buckets;
+    }
+
+    /** Adds the live, intact entries whose home is {@code home} and position at least {@code from}. */
+    private static void collectHome(SectionView v, int home, long from, List<byte[][]> out) {
+        int first = out.size();
+        int i = home;
+        for (int n = 0; n < v.buckets; n++) {
+            long b = v.bucket(i);
+            if (BucketLayout.kind(v.segment.getLongVolatile(b)) == BucketLayout.EMPTY) {
+                return;
+            }
+            byte[][] e = entryAt(v, b, true);
+            if (e != null && e != DAMAGED) {
+                long h = MapStore.hash(e[0], 0, e[0].length);
+                if (v.home(h) == home && (h & 0xFFFF_FFFFL) >= from && !metBefore(out, first, e[0])) {
+                    out.add(e);
+                }
+            }
+            i = v.nextBucket(i);
+        }
+    }
+
+    /** @return whether entries {@code from} on of a list hold a key (two buckets holding one key are damage) */
+    private static boolean metBefore(List<byte[][]> out, int from, byte[] key) {
+        for (int j = from; j < out.size(); j++) {
+            if (java.util.Arrays.equals(out.get(j)[0], key)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
-     * Brings the home slots, then the entries they name, of several keys toward the CPU caches:
-     * one pass over all the keys per level, so the cache misses of a pass overlap instead of
-     * following one another as a get after a get's would. A hint: reads only, takes no lock,
+     * Brings the home buckets, then the outside entries they name, of several keys toward the CPU
+     * caches: one pass over all the keys per level, so the cache misses of a pass overlap instead
+     * of following one another as a get after a get's would. A hint: reads only, takes no lock,
      * skips keys it cannot place (absent, displaced, a section not yet opened here, a view closed
      * meanwhile) and never throws for them.
      */
@@ -373,7 +497,8 @@ final class SectionReader {
 
     /**
      * Three passes, each short per key so that a core keeps many of its loads in flight: the
-     * hashes (into {@code words}), the home slots, the entries the matching slots name.
+     * hashes (into {@code words}), the home buckets (every cache line of each), the outside
+     * entries the matching buckets name.
      */
     private long prefetchBatch(byte[][] keys, long[] hashes, int start, int n, long[] words, SectionView[] at) {
         for (int i = 0; i < n; i++) {
@@ -391,10 +516,14 @@ final class SectionReader {
             SectionView v = at[i];
             if (v != null) {
                 long hash = words[i];
-                long w = v.segment.getLong(SectionLayout.slot((int) hash & v.mask));
+                long b = v.bucket(v.home(hash));
+                long w = v.segment.getLong(b);
+                for (long line = 64; line < v.bucketSize; line += 64) {
+                    touched += v.segment.getLong(b + line);
+                }
                 touched += w;
-                boolean names = w != 0 && w != TOMBSTONE && (w >>> 48) == SectionLayout.tag(hash);
-                words[i] = names ? w & OFFSET_MASK : -1;
+                boolean names = BucketLayout.kind(w) == BucketLayout.OUTSIDE && BucketLayout.wordTag(w) == BucketLayout.tag(hash);
+                words[i] = names ? v.segment.getLong(b + BucketLayout.ENTRY) : -1;
             }
         }
         for (int i = 0; i < n; i++) {

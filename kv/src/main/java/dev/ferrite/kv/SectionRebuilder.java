@@ -7,13 +7,12 @@ import dev.ferrite.Segment;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static dev.ferrite.kv.MapLayout.LINE_COUNT;
 import static dev.ferrite.kv.MapLayout.LINE_DROPPED;
 import static dev.ferrite.kv.MapLayout.LINE_GENERATION;
-import static dev.ferrite.kv.SectionLayout.OFFSET_MASK;
-import static dev.ferrite.kv.SectionLayout.TOMBSTONE;
 
 /**
  * Rebuilds a section: its live, intact entries copied into a new data segment of the next
@@ -61,81 +60,86 @@ final class SectionRebuilder {
     void rebuild(int section, long extra, boolean repairing, boolean dropAll) {
         SectionView old = views.current(section);
         Segment os = old.segment;
-        // The slot words give the live entries; marked in a bitmap of the heap's 8-byte words, they
-        // are read front to back, not at random, and a second slot word naming an entry shows.
+        UndoRecord.settle(old); // a change a dead writer cut short goes back first
+        int[] keep = new int[Math.max(16, Math.min(old.buckets, os.getInt(SectionLayout.USED)))];
+        int live = 0;
+        long outsideBytes = 0;
+        long dropped = 0;
+        // Two buckets naming one outside entry are damage: marked in a bitmap of the heap's 8-byte words.
         long heapWords = (old.heapEnd - old.heapStart) >>> 3;
         if ((heapWords + 63) >>> 6 > Integer.MAX_VALUE - 8) {
             throw new FerriteException("map '" + store.name + "' section " + section + ": a heap of "
                     + (old.heapEnd - old.heapStart) + " bytes is over the 1 TiB a section can rebuild");
         }
-        long[] marks = new long[(int) ((heapWords + 63) >>> 6)];
-        int found = 0;
-        long dropped = 0;
-        for (int i = 0; i < old.slots && !dropAll; i++) {
-            long w = os.getLong(SectionLayout.slot(i));
-            if (w == 0 || w == TOMBSTONE) {
+        long[] marks = null;
+        for (int i = 0; i < old.buckets && !dropAll; i++) {
+            long b = old.bucket(i);
+            long w = os.getLong(b);
+            int kind = BucketLayout.kind(w);
+            if (kind == BucketLayout.EMPTY || kind == BucketLayout.TOMBSTONE) {
                 continue;
             }
-            long off = w & OFFSET_MASK;
-            if (!old.entryFits(off)) {
-                dropped++; // points outside the heap
+            if ((w & BucketLayout.ODD) != 0 || !old.intact(b, w)) {
+                dropped++; // damaged, or left being changed with no record to put it back
                 continue;
             }
-            long bit = (off - old.heapStart) >>> 3;
-            long mask = 1L << bit; // shifts by bit mod 64
-            if ((marks[(int) (bit >>> 6)] & mask) != 0) {
-                dropped++; // a second slot word naming the same entry
-                continue;
-            }
-            marks[(int) (bit >>> 6)] |= mask;
-            found++;
-        }
-        long[] keep = new long[found];
-        int live = 0;
-        long bytes = 0;
-        for (int word = 0; word < marks.length; word++) {
-            for (long m = marks[word]; m != 0; m &= m - 1) {
-                long off = old.heapStart + (((long) word << 6) + Long.numberOfTrailingZeros(m)) * 8;
-                int k = old.entryField(off, EntryLayout.KEY_LENGTH);
-                int vl = old.entryField(off, EntryLayout.VALUE_LENGTH);
-                if (!old.checksumMatches(off, k, vl)) {
-                    dropped++; // damaged
+            if (kind == BucketLayout.OUTSIDE) {
+                long off = os.getLong(b + BucketLayout.ENTRY);
+                if (marks == null) {
+                    marks = new long[(int) ((heapWords + 63) >>> 6)];
+                }
+                long bit = (off - old.heapStart) >>> 3;
+                if ((marks[(int) (bit >>> 6)] & 1L << bit) != 0) {
+                    dropped++;
                     continue;
                 }
-                keep[live++] = off;
-                bytes += EntryLayout.size(k, vl);
+                marks[(int) (bit >>> 6)] |= 1L << bit;
+                outsideBytes += EntryLayout.size(os.getInt(off + EntryLayout.KEY_LENGTH), os.getInt(off + EntryLayout.VALUE_LENGTH));
             }
+            if (live == keep.length) {
+                keep = Arrays.copyOf(keep, keep.length * 2);
+            }
+            keep[live++] = i;
         }
-        int slots = SectionLayout.MIN_SLOTS;
-        while ((long) slots < (live + 1L) * 2 && slots < SectionLayout.MAX_SLOTS) {
-            slots <<= 1;
-        }
-        long heap = bytes + extra + Math.max(Math.max(bytes / 2, extra), 4096);
+        int buckets = bucketsFor(live + 1L);
+        long heap = outsideBytes + extra + Math.max(Math.max(outsideBytes / 2, extra), 4096);
         long generation = old.generation + 1;
         String newName = MapLayout.sectionName(store.name, section, generation);
         pool.delete(newName); // left by a rebuild that died before its switch
         pool.delete(MapLayout.sectionName(store.name, section, old.generation - 1)); // left by one that died after it
-        Segment ns = pool.allocate(newName, SectionView.segmentSize(pool, slots, heap));
+        Segment ns = pool.allocate(newName, SectionView.segmentSize(pool, buckets, old.bucketSize, heap));
         SectionView nv;
+        int kept = 0;
         try {
-            ns.fill(0, SectionLayout.TABLE + 8L * slots, (byte) 0);
-            long top = SectionLayout.TABLE + 8L * slots;
-            int mask = slots - 1;
+            ns.fill(0, SectionLayout.TABLE + (long) buckets * old.bucketSize, (byte) 0);
+            long top = SectionLayout.TABLE + (long) buckets * old.bucketSize;
             for (int i = 0; i < live; i++) {
-                long off = keep[i];
-                int k = os.getInt(off + EntryLayout.KEY_LENGTH);
-                int vl = os.getInt(off + EntryLayout.VALUE_LENGTH);
-                long size = EntryLayout.size(k, vl);
-                os.copyTo(off, ns, top, size);
-                long h = os.hash64(off + EntryLayout.KEY, k);
-                int idx = (int) h & mask;
-                while (ns.getLong(SectionLayout.slot(idx)) != 0) {
-                    idx = (idx + 1) & mask;
+                long b = old.bucket(keep[i]);
+                long w = os.getLong(b);
+                boolean inline = BucketLayout.kind(w) == BucketLayout.INLINE;
+                long off = inline ? -1 : os.getLong(b + BucketLayout.ENTRY);
+                long keyAt = inline ? b + BucketLayout.KEY : off + EntryLayout.KEY;
+                int k = inline ? BucketLayout.keyLength(w) : os.getInt(off + EntryLayout.KEY_LENGTH);
+                long h = os.hash64(keyAt, k);
+                long nb = place(ns, buckets, old.bucketSize, h, os, keyAt, k);
+                if (nb < 0) {
+                    dropped++; // a second bucket holding the same key
+                    continue;
                 }
-                ns.putLong(SectionLayout.slot(idx), SectionLayout.word(h, top));
-                top += size;
+                if (inline) {
+                    os.copyTo(b + BucketLayout.CHECKSUM, ns, nb + BucketLayout.CHECKSUM,
+                            4L + k + BucketLayout.valueLength(w));
+                    ns.putLong(nb, BucketLayout.word(0, h, BucketLayout.INLINE, k, BucketLayout.valueLength(w)));
+                } else {
+                    long size = EntryLayout.size(k, os.getInt(off + EntryLayout.VALUE_LENGTH));
+                    os.copyTo(off, ns, top, size);
+                    ns.putLong(nb + BucketLayout.ENTRY, top);
+                    ns.putLong(nb, BucketLayout.word(0, h, BucketLayout.OUTSIDE, 0, 0));
+                    top += size;
+                }
+                kept++;
             }
-            SectionView.writeHeader(ns, section, generation, slots, top, 0, live);
+            SectionView.writeHeader(ns, section, generation, buckets, old.bucketSize, top, 0, kept);
             nv = SectionView.open(ns, section, generation, store.maxKey, store.maxValue);
         } catch (RuntimeException e) {
             ns.close();
@@ -144,7 +148,7 @@ final class SectionRebuilder {
         }
         long line = MapLayout.line(section);
         header.putLongVolatile(line + LINE_GENERATION, generation);
-        header.putLongVolatile(line + LINE_COUNT, live);
+        header.putLongVolatile(line + LINE_COUNT, kept);
         if (dropped > 0) {
             header.putLongVolatile(line + LINE_DROPPED, header.getLong(line + LINE_DROPPED) + dropped);
             LOG.warn("map '{}' section {}: {} damaged entries dropped by a {}", store.name, section, dropped,
@@ -153,5 +157,58 @@ final class SectionRebuilder {
         views.replace(section, nv);
         pool.delete(old.segment.name());
         rebuilds.incrementAndGet();
+    }
+
+    /** The table's load right after a rebuild: entries over buckets. */
+    private static final double LOAD_AFTER_REBUILD = 0.5;
+
+    /** @return buckets of a rebuilt table for that many entries */
+    static int bucketsFor(long entries) {
+        return (int) Math.max(SectionLayout.MIN_BUCKETS,
+                Math.min(SectionLayout.MAX_BUCKETS, (long) Math.ceil(entries / LOAD_AFTER_REBUILD)));
+    }
+
+    /**
+     * Finds the bucket of a new table a key goes to: the first empty one of its probe run.
+     *
+     * @return its offset, or -1 if the run holds that key already
+     */
+    private static long place(Segment ns, int buckets, int bucketSize, long h, Segment src, long keyAt, int k) {
+        int idx = SectionLayout.home(h, buckets);
+        long tag = BucketLayout.tag(h);
+        while (true) {
+            long nb = SectionLayout.TABLE + (long) idx * bucketSize;
+            long w = ns.getLong(nb);
+            if (w == 0) {
+                return nb;
+            }
+            if (BucketLayout.wordTag(w) == tag && sameKey(ns, nb, w, src, keyAt, k)) {
+                return -1;
+            }
+            idx = idx + 1 == buckets ? 0 : idx + 1;
+        }
+    }
+
+    /** @return whether a bucket of the new table (filled by this rebuild: sound) holds a key */
+    private static boolean sameKey(Segment ns, long nb, long w, Segment src, long keyAt, int k) {
+        long at;
+        if (BucketLayout.kind(w) == BucketLayout.INLINE) {
+            if (BucketLayout.keyLength(w) != k) {
+                return false;
+            }
+            at = nb + BucketLayout.KEY;
+        } else {
+            long off = ns.getLong(nb + BucketLayout.ENTRY);
+            if (ns.getInt(off + EntryLayout.KEY_LENGTH) != k) {
+                return false;
+            }
+            at = off + EntryLayout.KEY;
+        }
+        for (int i = 0; i < k; i++) {
+            if (ns.getByte(at + i) != src.getByte(keyAt + i)) {
+                return false;
+            }
+        }
+        return true;
     }
 }

@@ -6,28 +6,28 @@ import dev.ferrite.Segment;
 
 import java.util.zip.CRC32C;
 
+import static dev.ferrite.kv.SectionLayout.BUCKETS;
+import static dev.ferrite.kv.SectionLayout.BUCKET_SIZE;
 import static dev.ferrite.kv.SectionLayout.CRC;
 import static dev.ferrite.kv.SectionLayout.GARBAGE;
-import static dev.ferrite.kv.SectionLayout.HEAP_TOP;
-import static dev.ferrite.kv.SectionLayout.OFFSET_MASK;
-import static dev.ferrite.kv.SectionLayout.USED;
 import static dev.ferrite.kv.SectionLayout.GENERATION;
 import static dev.ferrite.kv.SectionLayout.HEAP_END;
 import static dev.ferrite.kv.SectionLayout.HEAP_START;
+import static dev.ferrite.kv.SectionLayout.HEAP_TOP;
 import static dev.ferrite.kv.SectionLayout.MAGIC;
 import static dev.ferrite.kv.SectionLayout.MAGIC_VALUE;
-import static dev.ferrite.kv.SectionLayout.MAX_SLOTS;
-import static dev.ferrite.kv.SectionLayout.MIN_SLOTS;
+import static dev.ferrite.kv.SectionLayout.MAX_BUCKETS;
+import static dev.ferrite.kv.SectionLayout.MIN_BUCKETS;
 import static dev.ferrite.kv.SectionLayout.SECTION;
-import static dev.ferrite.kv.SectionLayout.SLOTS;
 import static dev.ferrite.kv.SectionLayout.TABLE;
+import static dev.ferrite.kv.SectionLayout.USED;
 
 /**
  * One generation of a section's data segment as this process sees it: the handle and the fields
  * that never change in that generation, validated once when it is opened, and the checks of what
- * the segment holds (an entry's place, lengths and checksum; the undo record; the heap top), none
- * of which reads outside the segment. Immutable; the handle is closed when a newer generation
- * replaces it in the map's cache (a reader still using it then gets a
+ * the segment holds (a bucket's entry, a heap entry's place, lengths and checksum; the undo
+ * record; the heap top), none of which reads outside the segment. Immutable; the handle is closed
+ * when a newer generation replaces it in the map's cache (a reader still using it then gets a
  * {@code SegmentClosedException} and retries). Also writes a new segment's header.
  */
 final class SectionView {
@@ -35,23 +35,23 @@ final class SectionView {
     final Segment segment;
     final int section;
     final long generation;
-    final int slots;
-    final int mask;
+    final int buckets;
+    final int bucketSize;
     final long heapStart;
     final long heapEnd;
     /** The map's limits, which bound every length read from the segment. */
     final int maxKey;
     final int maxValue;
 
-    private SectionView(Segment segment, int section, long generation, int slots, long heapStart, long heapEnd,
-                        int maxKey, int maxValue) {
+    private SectionView(Segment segment, int section, long generation, int buckets, int bucketSize, long heapStart,
+                        long heapEnd, int maxKey, int maxValue) {
         this.segment = segment;
         this.maxKey = maxKey;
         this.maxValue = maxValue;
         this.section = section;
         this.generation = generation;
-        this.slots = slots;
-        this.mask = slots - 1;
+        this.buckets = buckets;
+        this.bucketSize = bucketSize;
         this.heapStart = heapStart;
         this.heapEnd = heapEnd;
     }
@@ -69,9 +69,9 @@ final class SectionView {
      */
     static SectionView open(Segment segment, int section, long generation, int maxKey, int maxValue) {
         String where = "map section " + section + " generation " + generation + " (segment '" + segment.name() + "')";
-        if (segment.size() < TABLE + (long) MIN_SLOTS * 8) {
-            throw new CorruptFileException(where + ": size " + segment.size() + " is below the least, "
-                    + (TABLE + MIN_SLOTS * 8));
+        long least = TABLE + (long) MIN_BUCKETS * BucketLayout.MIN_SIZE;
+        if (segment.size() < least) {
+            throw new CorruptFileException(where + ": size " + segment.size() + " is below the least, " + least);
         }
         long magic = segment.getLong(MAGIC);
         if (magic != MAGIC_VALUE) {
@@ -86,50 +86,97 @@ final class SectionView {
         }
         long g = segment.getLong(GENERATION);
         int s = segment.getInt(SECTION);
-        int slots = segment.getInt(SLOTS);
+        int buckets = segment.getInt(BUCKETS);
+        int bucketSize = segment.getInt(BUCKET_SIZE);
         long heapStart = segment.getLong(HEAP_START);
         long heapEnd = segment.getLong(HEAP_END);
         if (g != generation || s != section) {
             throw new CorruptFileException(where + ": its header says section " + s + " generation " + g);
         }
-        if (slots < MIN_SLOTS || slots > MAX_SLOTS || Integer.bitCount(slots) != 1) {
-            throw new CorruptFileException(where + ": slot count " + slots + " is not a power of two in ["
-                    + MIN_SLOTS + ", " + MAX_SLOTS + "]");
+        if (buckets < MIN_BUCKETS || buckets > MAX_BUCKETS) {
+            throw new CorruptFileException(where + ": bucket count " + buckets + " is not in ["
+                    + MIN_BUCKETS + ", " + MAX_BUCKETS + "]");
         }
-        if (heapStart != TABLE + 8L * slots || heapEnd < heapStart || heapEnd > segment.size()
-                || heapEnd > SectionLayout.OFFSET_MASK) {
-            throw new CorruptFileException(where + ": heap [" + heapStart + ", " + heapEnd
-                    + ") is not after the table of " + slots + " slots and within the segment's " + segment.size() + " bytes");
+        if (!BucketLayout.validSize(bucketSize)) {
+            throw new CorruptFileException(where + ": bucket size " + bucketSize + " is not a multiple of 16 in ["
+                    + BucketLayout.MIN_SIZE + ", " + BucketLayout.MAX_SIZE + "]");
         }
-        return new SectionView(segment, section, generation, slots, heapStart, heapEnd, maxKey, maxValue);
+        if (heapStart != TABLE + (long) bucketSize * buckets || heapEnd < heapStart || heapEnd > segment.size()
+                || heapEnd > SectionLayout.MAX_OFFSET) {
+            throw new CorruptFileException(where + ": heap [" + heapStart + ", " + heapEnd + ") is not after the table of "
+                    + buckets + " buckets of " + bucketSize + " bytes and within the segment's " + segment.size() + " bytes");
+        }
+        return new SectionView(segment, section, generation, buckets, bucketSize, heapStart, heapEnd, maxKey, maxValue);
     }
 
-    /** @return CRC-32C of a section header's bytes [8, 40): the fixed fields after the magic */
+    /** @return CRC-32C of a section header's bytes [8, 48): the fixed fields after the magic */
     static int crc(Segment segment) {
-        byte[] b = new byte[SectionLayout.HEAP_TOP - SectionLayout.GENERATION];
-        segment.copyTo(SectionLayout.GENERATION, b, 0, b.length);
+        byte[] b = new byte[CRC - GENERATION];
+        segment.copyTo(GENERATION, b, 0, b.length);
         CRC32C c = new CRC32C();
         c.update(b);
         return (int) c.getValue();
     }
 
-    /** @return whether an entry could start at an offset (the header fits before the heap's end) */
+    /** @return offset of a bucket, {@code index} in [0, buckets) */
+    long bucket(int index) {
+        return TABLE + (long) index * bucketSize;
+    }
+
+    /** @return the home bucket of a key hash */
+    int home(long hash) {
+        return SectionLayout.home(hash, buckets);
+    }
+
+    /** @return the bucket after {@code index}, wrapping at the table's end */
+    int nextBucket(int index) {
+        int n = index + 1;
+        return n == buckets ? 0 : n;
+    }
+
+    /** @return whether an inline word's lengths are within the map's limits and its bucket */
+    boolean inlineFits(long word) {
+        int k = BucketLayout.keyLength(word);
+        int vl = BucketLayout.valueLength(word);
+        return k <= maxKey && vl <= maxValue && BucketLayout.fitsInline(bucketSize, k, vl);
+    }
+
+    /** @return the checksum of an inline entry's bytes as they are, at {@code at} (the bucket's checksum field) */
+    int inlineChecksum(long at, int k, int vl) {
+        return BucketLayout.checksum(segment.hash64(at + 4, k + vl), k, vl);
+    }
+
+    /**
+     * @return whether the entry a settled bucket word holds is whole: an inline one within its
+     *         bucket with a matching checksum, an outside one in the heap with matching checksum
+     *         (empty and tombstone words: false)
+     */
+    boolean intact(long bucketAt, long word) {
+        switch (BucketLayout.kind(word)) {
+            case BucketLayout.INLINE:
+                return inlineFits(word) && inlineChecksum(bucketAt + BucketLayout.CHECKSUM, BucketLayout.keyLength(word),
+                        BucketLayout.valueLength(word)) == segment.getInt(bucketAt + BucketLayout.CHECKSUM);
+            case BucketLayout.OUTSIDE:
+                long off = segment.getLong(bucketAt + BucketLayout.ENTRY);
+                return entryFits(off) && checksumMatches(off, segment.getInt(off + EntryLayout.KEY_LENGTH),
+                        segment.getInt(off + EntryLayout.VALUE_LENGTH));
+            default:
+                return false;
+        }
+    }
+
+    /** @return whether a heap entry could start at an offset (its header fits before the heap's end) */
     boolean entryFits(long off) {
         return off >= heapStart && off <= heapEnd - EntryLayout.HEADER && (off & 7) == 0;
     }
 
-    /** @return an int field of an entry, or -1 if the entry's header is outside the heap */
-    int entryField(long off, int field) {
-        return entryFits(off) ? segment.getInt(off + field) : -1;
-    }
-
-    /** @return whether an entry's key and value lengths are within the map's limits and the entry within the heap */
+    /** @return whether a heap entry's key and value lengths are within the map's limits and the entry within the heap */
     boolean lengthsFit(long off, int k, int vl) {
         return k >= 0 && k <= maxKey && vl >= 0 && vl <= maxValue
                 && off + EntryLayout.KEY + (long) k + vl <= heapEnd;
     }
 
-    /** @return whether an entry's lengths are in range and its checksum matches its bytes */
+    /** @return whether a heap entry's lengths are in range and its checksum matches its bytes */
     boolean checksumMatches(long off, int k, int vl) {
         if (!lengthsFit(off, k, vl)) {
             return false;
@@ -139,19 +186,24 @@ final class SectionView {
     }
 
     /**
-     * @return the offset of the entry whose old value the section's undo record holds, or -1 if
-     * the record fails its check or names no place an entry can start; to be asked only while the
-     * section's stamp is odd
+     * @return whether the undo record is the one of the change a bucket's odd word announces: it
+     *         names that bucket, the word it saved is the one before {@code oddWord}, and its length
+     *         fits (its check is not computed: see {@link #undoChecks})
      */
-    long undoEntry() {
+    boolean undoFor(long bucketAt, long oddWord) {
         long u = SectionLayout.UNDO;
         int len = segment.getInt(u + UndoLayout.LENGTH);
-        if (len < 0 || len > UndoLayout.MAX_VALUE
-                || (int) segment.hash64(u + UndoLayout.LENGTH, UndoLayout.checkedLength(len)) != segment.getInt(u + UndoLayout.CHECK)) {
-            return -1;
-        }
-        long entry = segment.getLong(u + UndoLayout.ENTRY);
-        return entryFits(entry) ? entry : -1;
+        return segment.getLong(u + UndoLayout.BUCKET) == bucketAt
+                && (segment.getLong(u + UndoLayout.WORD) | BucketLayout.ODD) == oddWord
+                && len >= 0 && len <= UndoLayout.MAX_SAVED;
+    }
+
+    /** @return whether the undo record's check matches its bytes (its length bounded first) */
+    boolean undoChecks() {
+        long u = SectionLayout.UNDO;
+        int len = segment.getInt(u + UndoLayout.LENGTH);
+        return len >= 0 && len <= UndoLayout.MAX_SAVED
+                && (int) segment.hash64(u + UndoLayout.LENGTH, UndoLayout.checkedLength(len)) == segment.getInt(u + UndoLayout.CHECK);
     }
 
     /** @return the section's HEAP_TOP, or -1 if it or its check word is damaged (the caller rebuilds) */
@@ -164,30 +216,34 @@ final class SectionView {
 
     // ---------------------------------------------------------------- writing a new segment
 
-    /** @return bytes of a data segment with that many slots and heap bytes, in whole chunks of the pool */
-    static long segmentSize(ChunkPool pool, int slots, long heap) {
-        long bytes = SectionLayout.TABLE + 8L * slots + Math.max(heap, 64);
+    /** @return bytes of a data segment with that table and heap, in whole chunks of the pool */
+    static long segmentSize(ChunkPool pool, int buckets, int bucketSize, long heap) {
+        long bytes = TABLE + (long) buckets * bucketSize + Math.max(heap, 64);
         long chunk = pool.chunkSize();
         return (bytes + chunk - 1) / chunk * chunk;
     }
 
     /** Writes an empty section into a new data segment: a zero table, an empty heap, the header. */
-    static void writeEmpty(Segment seg, int section, long generation, int slots) {
-        seg.fill(0, SectionLayout.TABLE + 8L * slots, (byte) 0);
-        writeHeader(seg, section, generation, slots, SectionLayout.TABLE + 8L * slots, 0, 0);
+    static void writeEmpty(Segment seg, int section, long generation, int buckets, int bucketSize) {
+        seg.fill(0, TABLE + (long) buckets * bucketSize, (byte) 0);
+        writeHeader(seg, section, generation, buckets, bucketSize, TABLE + (long) buckets * bucketSize, 0, 0);
     }
 
-    /** Writes a new data segment's header, its CRC, then its magic. */
-    static void writeHeader(Segment seg, int section, long generation, int slots, long top, long garbage, int used) {
+    /** Writes a new data segment's header (its table written already), its CRC, then its magic. */
+    static void writeHeader(Segment seg, int section, long generation, int buckets, int bucketSize, long top,
+                            long garbage, int used) {
         seg.putLong(GENERATION, generation);
         seg.putInt(SECTION, section);
-        seg.putInt(SLOTS, slots);
-        seg.putLong(HEAP_START, TABLE + 8L * slots);
-        seg.putLong(HEAP_END, Math.min(seg.size(), OFFSET_MASK));
+        seg.putInt(BUCKETS, buckets);
+        seg.putInt(BUCKET_SIZE, bucketSize);
+        seg.putInt(BUCKET_SIZE + 4, 0);
+        seg.putLong(HEAP_START, TABLE + (long) buckets * bucketSize);
+        seg.putLong(HEAP_END, Math.min(seg.size(), SectionLayout.MAX_OFFSET));
+        seg.putInt(CRC, crc(seg));
         setTop(seg, top);
         seg.putLong(GARBAGE, garbage);
         seg.putInt(USED, used);
-        seg.putInt(CRC, crc(seg));
+        seg.fill(SectionLayout.FREE, SectionLayout.TABLE - SectionLayout.FREE, (byte) 0);
         seg.putLongVolatile(MAGIC, MAGIC_VALUE);
     }
 

@@ -39,7 +39,7 @@ class EntryCheckTest {
 
     /** Where the damage goes. */
     private enum Damage {
-        VALUE_BYTE, RESERVED_WORD, VALUE_LENGTH_PAST_HEAP
+        VALUE_BYTE, CHECKSUM, VALUE_LENGTH_PAST_HEAP
     }
 
     private static void check(String backend, int valueLength, Damage damage, boolean verifyReads) {
@@ -77,43 +77,25 @@ class EntryCheckTest {
         }
     }
 
-    /** Finds the key's entry through its section and slot, as FORMAT.md says, and damages it. */
+    /** Finds the key's entry through its section and bucket, as FORMAT.md says, and damages it. */
     private static void damage(ChunkPool pool, String name, byte[] key, Damage damage) {
-        long hash = MapStore.hash(key, 0, key.length);
-        int sections;
-        long generation;
-        int section;
-        try (Segment h = pool.open(name).orElseThrow()) {
-            sections = h.getInt(MapLayout.SECTIONS);
-            section = sections == 1 ? 0 : (int) (hash >>> (64 - Integer.numberOfTrailingZeros(sections)));
-            generation = h.getLong(MapLayout.line(section) + MapLayout.LINE_GENERATION);
-        }
-        try (Segment s = pool.open(MapLayout.sectionName(name, section, generation)).orElseThrow()) {
-            int slots = s.getInt(SectionLayout.SLOTS);
-            long tag = SectionLayout.tag(hash);
-            for (int n = 0, i = (int) hash & (slots - 1); n < slots; n++, i = (i + 1) & (slots - 1)) {
-                long w = s.getLong(SectionLayout.slot(i));
-                if (w == 0) {
-                    break;
+        MapBytes.Located e = MapBytes.locate(pool, name, key);
+        try (Segment s = e.segment()) {
+            switch (damage) {
+                case VALUE_BYTE -> {
+                    long at = e.valueAt() + e.valueLength() / 2;
+                    s.putByte(at, (byte) ~s.getByte(at));
                 }
-                long off = w & SectionLayout.OFFSET_MASK;
-                if (w != SectionLayout.TOMBSTONE && (w >>> 48) == tag
-                        && s.getInt(off + EntryLayout.KEY_LENGTH) == key.length
-                        && s.mismatch(off + EntryLayout.KEY, key, 0, key.length) < 0) {
-                    int vl = s.getInt(off + EntryLayout.VALUE_LENGTH);
-                    switch (damage) {
-                        case VALUE_BYTE -> {
-                            long at = off + EntryLayout.KEY + key.length + vl / 2;
-                            s.putByte(at, (byte) ~s.getByte(at));
-                        }
-                        case RESERVED_WORD -> s.putInt(off + EntryLayout.RESERVED, 1);
-                        case VALUE_LENGTH_PAST_HEAP -> s.putInt(off + EntryLayout.VALUE_LENGTH, Integer.MAX_VALUE - 64);
-                        default -> throw new AssertionError(damage);
+                case CHECKSUM -> s.putInt(e.checksumAt(), ~s.getInt(e.checksumAt()));
+                case VALUE_LENGTH_PAST_HEAP -> {
+                    if (e.inline()) {
+                        s.putLong(e.bucket(), e.word() | 0xFFL << 16); // 255 bytes: past the bucket
+                    } else {
+                        s.putInt(e.entry() + EntryLayout.VALUE_LENGTH, Integer.MAX_VALUE - 64);
                     }
-                    return;
                 }
+                default -> throw new AssertionError(damage);
             }
         }
-        throw new AssertionError("the key's entry is not where FORMAT.md says it is");
     }
 }

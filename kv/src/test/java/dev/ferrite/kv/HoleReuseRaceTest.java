@@ -16,8 +16,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Writers overwrite and remove a few keys as fast as they can, so that every new entry lands in the
- * hole an earlier one left, while readers look the keys up without locks: a reader must never be
+ * Writers overwrite and remove a few keys as fast as they can, so that every value changes in its
+ * bucket, or every new outside entry lands in the hole an earlier one left, while readers look the
+ * keys up without locks: a reader must never be
  * handed another key's value, a torn value, or a value older than one it saw before; a reader that
  * throws on the changing bytes it was handed is run again, its throw never reaching the caller.
  */
@@ -56,7 +57,13 @@ class HoleReuseRaceTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.ferrite.kv.MapTargets#backends")
     void readersNeverSeeAReusedHoleAsTheirKeysValue(String backend) throws Exception {
-        try (FerriteMap<byte[], byte[]> map = FerriteMap.builder(Codec.bytes(), Codec.bytes()).backend(backend).create()) {
+        race(backend, 64); // values in their buckets: changed in place through the undo record
+        race(backend, 1000); // every value outside (16-byte buckets): new entries in the holes of old ones
+    }
+
+    private static void race(String backend, int averageValueSize) throws Exception {
+        try (FerriteMap<byte[], byte[]> map = FerriteMap.builder(Codec.bytes(), Codec.bytes()).backend(backend)
+                .averageValueSize(averageValueSize).create()) {
             AtomicBoolean stop = new AtomicBoolean();
             AtomicReference<Object> failure = new AtomicReference<>();
             AtomicLong reads = new AtomicLong();

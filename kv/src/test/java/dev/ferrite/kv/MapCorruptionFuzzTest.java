@@ -100,8 +100,8 @@ class MapCorruptionFuzzTest {
 
     /**
      * Overwrites a few random places of the map's segments with random bytes, or zeroes, or ones;
-     * one time in four it also makes a section's stamp odd over a damaged undo record, as if an
-     * in-place update had been cut short there.
+     * one time in four it also makes a bucket's word odd over a damaged undo record, as if a
+     * change of it had been cut short there.
      */
     private static void damage(ChunkPool pool, Random r) {
         List<String> names = new ArrayList<>(pool.segmentNames());
@@ -109,10 +109,11 @@ class MapCorruptionFuzzTest {
         if (r.nextInt(4) == 0) {
             try (Segment h = pool.open("fuzz").orElseThrow()) {
                 int section = r.nextInt(h.getInt(MapLayout.SECTIONS));
-                long stampAt = MapLayout.line(section) + MapLayout.LINE_STAMP;
-                h.putLong(stampAt, h.getLong(stampAt) | 1);
                 String prefix = MapLayout.sectionName("fuzz", section, h.getLong(MapLayout.line(section) + MapLayout.LINE_GENERATION));
                 try (Segment s = pool.open(prefix).orElseThrow()) {
+                    int buckets = s.getInt(SectionLayout.BUCKETS);
+                    long b = SectionLayout.TABLE + (long) r.nextInt(buckets) * s.getInt(SectionLayout.BUCKET_SIZE);
+                    s.putLong(b, s.getLong(b) | BucketLayout.ODD);
                     for (int i = 0; i < 1 + r.nextInt(40); i++) {
                         s.putByte(SectionLayout.UNDO + r.nextInt(SectionLayout.UNDO_SIZE), (byte) r.nextInt());
                     }

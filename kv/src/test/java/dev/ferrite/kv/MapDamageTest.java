@@ -62,8 +62,8 @@ class MapDamageTest {
             for (int i = 0; i < 200; i++) {
                 map.put("key-" + i, "value-" + i);
             }
-            int copies = copySlotWordsOverTheirNeighbours(pool, "m");
-            assertTrue(copies > 0, "no slot word was copied");
+            int copies = copyBucketsOverTheirNeighbours(pool, "m");
+            assertTrue(copies > 0, "no bucket was copied");
 
             List<String> iterated = new ArrayList<>();
             for (Map.Entry<String, String> e : map.entrySet()) {
@@ -82,34 +82,24 @@ class MapDamageTest {
     }
 
     /**
-     * In every section, copies the word of each third occupied slot over the slot after it when
+     * In every section, copies each third occupied bucket over the bucket after it when
      * that one is occupied too (so the copy sits in the same probe run as the original).
      *
      * @return how many words were copied
      */
-    private static int copySlotWordsOverTheirNeighbours(ChunkPool pool, String name) {
-        int copies = 0;
-        try (Segment h = pool.open(name).orElseThrow()) {
-            int sections = h.getInt(MapLayout.SECTIONS);
-            for (int section = 0; section < sections; section++) {
-                long generation = h.getLong(MapLayout.line(section) + MapLayout.LINE_GENERATION);
-                try (Segment s = pool.open(MapLayout.sectionName(name, section, generation)).orElseThrow()) {
-                    int slots = s.getInt(SectionLayout.SLOTS);
-                    Set<Integer> written = new HashSet<>();
-                    int occupied = 0;
-                    for (int i = 0; i + 1 < slots; i++) {
-                        long w = s.getLong(SectionLayout.slot(i));
-                        long next = s.getLong(SectionLayout.slot(i + 1));
-                        if (w != 0 && w != SectionLayout.TOMBSTONE && next != 0 && next != SectionLayout.TOMBSTONE && !written.contains(i)
-                                && occupied++ % 3 == 0) {
-                            s.putLong(SectionLayout.slot(i + 1), w);
-                            written.add(i + 1);
-                            copies++;
-                        }
-                    }
-                }
+    private static int copyBucketsOverTheirNeighbours(ChunkPool pool, String name) {
+        int[] copies = {0};
+        int[] occupied = {0};
+        Set<Long> written = new HashSet<>();
+        MapBytes.forEachBucket(pool, name, w -> BucketLayout.kind(w) >= BucketLayout.INLINE, (s, i, b, size) -> {
+            long next = b + size;
+            if (i + 1 < s.getInt(SectionLayout.BUCKETS) && BucketLayout.kind(s.getLong(next)) >= BucketLayout.INLINE
+                    && !written.contains(b) && occupied[0]++ % 3 == 0) {
+                s.copyTo(b, s, next, size);
+                written.add(next);
+                copies[0]++;
             }
-        }
-        return copies;
+        });
+        return copies[0];
     }
 }

@@ -10,11 +10,12 @@ import org.junit.jupiter.params.provider.MethodSource;
 import java.nio.charset.StandardCharsets;
 import java.util.zip.CRC32C;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Reads a map's bytes at the offsets written in docs/FORMAT.md ("Map, version 2"), as literals,
+ * Reads a map's bytes at the offsets written in docs/FORMAT.md ("Map, version 3"), as literals,
  * not through the descriptor classes, and finds a key the way the document says a reader in
  * another language would: the document and the code must agree.
  */
@@ -31,7 +32,7 @@ class MapFormatTest {
             map.remove("gone");
             Segment h = pool.open("m").orElseThrow();
             assertEquals("FERRMAP1", ascii(h, 0));
-            assertEquals(2, h.getInt(8));
+            assertEquals(3, h.getInt(8));
             int sections = h.getInt(12);
             assertEquals(16, sections);
             assertEquals(64, h.getInt(16));
@@ -42,7 +43,7 @@ class MapFormatTest {
             crc.update(bytes(h, 32, 8));
             assertEquals((int) crc.getValue(), h.getInt(28));
             assertTrue(Math.abs(System.currentTimeMillis() - h.getLong(32)) < 60_000);
-            assertTrue(h.size() >= 4224 + 64L * sections);
+            assertTrue(h.size() >= 4224 + 128L * sections);
             byte[] utf8 = "utf8".getBytes(StandardCharsets.UTF_8);
             assertEquals(XxHash64.hash(utf8, 0, utf8.length), h.getLong(40), "KEY_CODEC_HASH");
             assertEquals(XxHash64.hash(utf8, 0, utf8.length), h.getLong(48), "VALUE_CODEC_HASH");
@@ -69,51 +70,56 @@ class MapFormatTest {
             byte[] key = "hello".getBytes(StandardCharsets.UTF_8);
             long hash = XxHash64.hash(key, 0, key.length);
             int section = (int) (hash >>> (64 - Integer.numberOfTrailingZeros(sections)));
-            long line = 4224 + 64L * section;
-            assertEquals(0, h.getLong(line), "no writer holds the lock");
-            long generation = h.getLong(line + 8);
-            assertEquals(1, h.getLong(line + 16), "one live entry in the section");
+            long line = 4224 + 128L * section;
+            assertEquals(0, h.getLong(line + 64), "no writer holds the lock");
+            long generation = h.getLong(line);
+            assertEquals(1, h.getLong(line + 72), "one live entry in the section");
             assertTrue(generation >= 1);
 
             Segment s = pool.open("m." + section + "." + generation).orElseThrow();
-            assertEquals("FERRSEC1", ascii(s, 0));
+            assertEquals("FERRSEC3", ascii(s, 0));
             assertEquals(generation, s.getLong(8));
             assertEquals(section, s.getInt(16));
-            int slots = s.getInt(20);
-            assertEquals(384 + 8L * slots, s.getLong(24));
-            byte[] gone = "gone".getBytes(StandardCharsets.UTF_8);
-            long goneHash = XxHash64.hash(gone, 0, gone.length);
-            if ((int) (goneHash >>> (64 - Integer.numberOfTrailingZeros(sections))) != section) {
-                for (int j = 0; j < 7; j++) {
-                    assertEquals(0, s.getLong(64 + 8L * j), "free list " + j + " is empty: nothing was removed here");
-                }
-            }
-            assertEquals(s.size(), s.getLong(32));
-            assertEquals(~s.getLong(40) * 0x9E3779B97F4A7C15L, s.getLong(120), "TOP_CHECK");
+            int buckets = s.getInt(20);
+            assertEquals(128, s.getInt(24), "BUCKET_SIZE: 12 + 16 + 64 (the default averages) rounded up to 64");
+            assertEquals(0, s.getInt(28));
+            assertEquals(512 + 128L * buckets, s.getLong(32), "HEAP_START");
+            assertEquals(s.size(), s.getLong(40), "HEAP_END");
             CRC32C sc = new CRC32C();
-            sc.update(bytes(s, 8, 32));
-            assertEquals((int) sc.getValue(), s.getInt(60));
+            sc.update(bytes(s, 8, 40));
+            assertEquals((int) sc.getValue(), s.getInt(48), "CRC");
+            assertEquals(~s.getLong(56) * 0x9E3779B97F4A7C15L, s.getLong(64), "TOP_CHECK");
 
-            long word = 0;
-            int idx = (int) hash & (slots - 1);
-            for (int n = 0; n < slots; n++, idx = (idx + 1) & (slots - 1)) {
-                long w = s.getLong(384 + 8L * idx);
-                assertTrue(w != 0, "the probe reaches the key before an empty slot");
-                if (w != 1 && (w >>> 48) == ((hash >>> 32) & 0xFFFF)) {
-                    word = w;
-                    break;
-                }
-            }
-            long entry = word & ((1L << 48) - 1);
+            long bucket = bucketOf(s, hash);
+            long word = s.getLong(bucket);
+            assertEquals(2, word & 3, "kind: inline");
+            assertEquals(5, (word >>> 8) & 0xFF, "key length");
+            assertEquals(5, (word >>> 16) & 0xFF, "value length");
+            assertEquals((hash >>> 32) & 0xFFFF, (word >>> 24) & 0xFFFF, "tag");
+            assertEquals(2, word >>> 40, "version: 2 after the bucket's first write");
+            assertEquals("hello", new String(bytes(s, bucket + 12, 5), StandardCharsets.UTF_8));
+            assertEquals("world", new String(bytes(s, bucket + 17, 5), StandardCharsets.UTF_8));
+            byte[] kv = bytes(s, bucket + 12, 10);
+            assertEquals((int) XxHash64.hash(kv, 0, 10) ^ (5 | 5 << 8) * 0x9E3779B1, s.getInt(bucket + 8), "checksum");
+
+            // An entry longer than its bucket lives in the heap; its bucket holds the offset.
+            String longValue = "v".repeat(300);
+            map.put("hello", longValue);
+            word = s.getLong(bucket);
+            assertEquals(3, word & 3, "kind: outside");
+            assertEquals(0, (word >>> 8) & 0xFFFF, "no lengths in an outside entry's word");
+            assertEquals(4, word >>> 40, "version + 2");
+            long entry = s.getLong(bucket + 8);
             assertEquals(0, entry % 8);
+            assertTrue(entry >= s.getLong(32) && entry < s.getLong(56), "in the heap, below HEAP_TOP");
             assertEquals(5, s.getInt(entry + 4));
-            assertEquals(5, s.getInt(entry + 8));
+            assertEquals(300, s.getInt(entry + 8));
             assertEquals(0, s.getInt(entry + 12));
             assertEquals("hello", new String(bytes(s, entry + 16, 5), StandardCharsets.UTF_8));
-            assertEquals("world", new String(bytes(s, entry + 21, 5), StandardCharsets.UTF_8));
-            byte[] checked = bytes(s, entry + 4, 12 + 10);
+            assertEquals(longValue, new String(bytes(s, entry + 21, 300), StandardCharsets.UTF_8));
+            byte[] checked = bytes(s, entry + 4, 12 + 305);
             assertEquals((int) XxHash64.hash(checked, 0, checked.length), s.getInt(entry));
-            assertTrue(s.getLong(40) >= entry + 32, "HEAP_TOP is past the entry (26 bytes, padded to 32)");
+            assertTrue(s.getLong(56) >= entry + 328, "HEAP_TOP is past the entry (321 bytes, padded to 328)");
             h.close();
             s.close();
         }
@@ -121,44 +127,46 @@ class MapFormatTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.ferrite.kv.MapTargets#backends")
-    void anOverwrittenEntryBecomesAHoleThatTheNextEntryOfItsSizeTakes(String backend) {
+    void anOverwrittenOutsideEntryBecomesAHoleThatTheNextEntryOfItsSizeTakes(String backend) {
         try (ChunkPool pool = MapTargets.anonymousPool(backend);
              FerriteMap<String, String> map = FerriteMap.builder(Codec.utf8(), Codec.utf8()).pool(pool, "m").create()) {
-            map.put("key", "value-1");
+            String v = "v".repeat(195); // 16 + 3 + 197 = 216 bytes: 27 words, free list 6 (at 80 + 8 * 6)
+            map.put("key", v + "-1");
             Segment h = pool.open("m").orElseThrow();
             byte[] key = "key".getBytes(StandardCharsets.UTF_8);
             long hash = XxHash64.hash(key, 0, key.length);
             int section = (int) (hash >>> (64 - Integer.numberOfTrailingZeros(h.getInt(12))));
-            long line = 4224 + 64L * section;
-            long stamp = h.getLong(line + 40);
-            Segment s = pool.open("m." + section + "." + h.getLong(line + 8)).orElseThrow();
-            long first = entryOf(s, hash);
-            // 16 + 3 + 7 = 26 bytes, 32 with padding: 4 words, free list 4.
-            map.put("key", "value-2");
-            long second = entryOf(s, hash);
+            long line = 4224 + 128L * section;
+            Segment s = pool.open("m." + section + "." + h.getLong(line)).orElseThrow();
+            long bucket = bucketOf(s, hash);
+            long first = s.getLong(bucket + 8);
+            long version = s.getLong(bucket) >>> 40;
+            map.put("key", v + "-2");
+            long second = s.getLong(bucket + 8);
             assertTrue(second != first, "an update writes a new entry");
-            assertEquals(stamp + 2, h.getLong(line + 40), "STAMP + 2 before the old entry's bytes changed");
-            assertEquals(first, s.getLong(64 + 8L * 4), "the old entry heads free list 4");
+            assertEquals(version + 2, s.getLong(bucket) >>> 40, "the bucket's version + 2");
+            assertEquals(first, s.getLong(128), "the old entry heads free list 6");
             assertEquals(0, s.getLong(first), "the hole is the list's last");
-            assertEquals(32, s.getInt(first + 8), "the hole's size");
-            long x = first * 0x9E3779B97F4A7C15L ^ 0L * 0xC2B2AE3D27D4EB4FL ^ 32 * 0x165667B19E3779F9L;
+            assertEquals(216, s.getInt(first + 8), "the hole's size");
+            long x = first * 0x9E3779B97F4A7C15L ^ 0L * 0xC2B2AE3D27D4EB4FL ^ 216 * 0x165667B19E3779F9L;
             x ^= x >>> 29;
             x *= 0xBF58476D1CE4E5B9L;
             assertEquals((int) (x ^ x >>> 32) ^ 0x454C4F48, s.getInt(first + 12), "the hole's check word");
-            assertEquals(32, s.getLong(48), "GARBAGE holds the hole");
-            long top = s.getLong(40);
+            assertEquals(216, s.getLong(72), "GARBAGE holds the hole");
+            long top = s.getLong(56);
 
-            map.put("key", "value-3");
-            assertEquals(first, entryOf(s, hash), "the next entry of that size takes the hole");
-            assertEquals(second, s.getLong(64 + 8L * 4), "and the entry it replaced heads the list now");
-            assertEquals(top, s.getLong(40), "HEAP_TOP did not move");
-            assertEquals(stamp + 6, h.getLong(line + 40), "STAMP + 2 to take the hole, + 2 to free the old entry");
-            assertEquals("value-3", map.get("key"));
+            map.put("key", v + "-3");
+            assertEquals(first, s.getLong(bucket + 8), "the next entry of that size takes the hole");
+            assertEquals(second, s.getLong(128), "and the entry it replaced heads the list now");
+            assertEquals(top, s.getLong(56), "HEAP_TOP did not move");
+            assertEquals(v + "-3", map.get("key"));
 
             map.remove("key");
-            assertEquals(first, s.getLong(64 + 8L * 4), "a removed entry becomes a hole too");
+            assertEquals(1, s.getLong(bucket) & 3, "a tombstone");
+            assertEquals(version + 6, s.getLong(bucket) >>> 40, "with the version moved on");
+            assertEquals(first, s.getLong(128), "a removed entry becomes a hole too");
             assertEquals(second, s.getLong(first));
-            assertEquals(64, s.getLong(48), "GARBAGE holds both holes");
+            assertEquals(432, s.getLong(72), "GARBAGE holds both holes");
             h.close();
             s.close();
         }
@@ -166,7 +174,7 @@ class MapFormatTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.ferrite.kv.MapTargets#backends")
-    void anInPlaceUpdateSavesTheOldValueInTheUndoRecordAndKeepsItsEntry(String backend) {
+    void anInPlaceUpdateSavesTheBucketInTheUndoRecordWhileItsWordIsOdd(String backend) {
         try (ChunkPool pool = MapTargets.anonymousPool(backend);
              FerriteMap<byte[], byte[]> map = FerriteMap.builder(Codec.bytes(), Codec.bytes()).pool(pool, "m").create()) {
             byte[] key = "counter".getBytes(StandardCharsets.UTF_8);
@@ -175,49 +183,52 @@ class MapFormatTest {
             Segment h = pool.open("m").orElseThrow();
             long hash = XxHash64.hash(key, 0, key.length);
             int section = (int) (hash >>> (64 - Integer.numberOfTrailingZeros(h.getInt(12))));
-            long line = 4224 + 64L * section;
-            long stamp = h.getLong(line + 40);
-            assertEquals(0, stamp % 2, "STAMP is even while no update is under way");
-            Segment s = pool.open("m." + section + "." + h.getLong(line + 8)).orElseThrow();
-            long entry = entryOf(s, hash);
-            int oldChecksum = s.getInt(entry);
-            long[] seen = new long[4];
+            Segment s = pool.open("m." + section + "." + h.getLong(4224 + 128L * section)).orElseThrow();
+            long bucket = bucketOf(s, hash);
+            long oldWord = s.getLong(bucket);
+            byte[] oldBytes = bytes(s, bucket + 8, 4 + 7 + 10);
+            long[] seen = new long[8];
             byte[][] saved = new byte[1][];
             assertTrue(map.updateValue(key, (seg, off, len) -> {
-                seen[0] = h.getLong(line + 40);
+                seen[0] = s.getLong(bucket);
                 seen[1] = off;
-                seen[2] = s.getInt(128 + 4);
-                seen[3] = s.getLong(128 + 8);
-                saved[0] = bytes(s, 128 + 24, 10);
-                byte[] checked = bytes(s, 128 + 4, 20 + 10);
-                assertEquals((int) XxHash64.hash(checked, 0, checked.length), s.getInt(128), "the record's CHECK");
-                assertEquals(oldChecksum, s.getInt(128 + 16), "the entry's old checksum");
-                assertEquals(0, s.getInt(128 + 20));
+                seen[2] = s.getInt(192 + 4);
+                seen[3] = s.getLong(192 + 8);
+                seen[4] = s.getLong(192 + 16);
+                seen[5] = s.getLong(192 + 24);
+                seen[6] = s.getInt(192 + 32);
+                seen[7] = s.getInt(192 + 36);
+                saved[0] = bytes(s, 192 + 40, 21);
+                byte[] checked = bytes(s, 192 + 4, 36 + 21);
+                assertEquals((int) XxHash64.hash(checked, 0, checked.length), s.getInt(192), "the record's CHECK");
                 seg.putByte(off, (byte) 'X');
             }));
-            assertEquals(stamp + 1, seen[0], "STAMP is odd while the updater runs");
-            assertEquals(entry + 16 + 7, seen[1], "the updater writes the entry's own value bytes");
-            assertEquals(10, seen[2], "LENGTH");
-            assertEquals(entry, seen[3], "ENTRY");
-            assertEquals("0123456789", new String(saved[0], StandardCharsets.UTF_8), "the old value");
-            assertEquals(stamp + 2, h.getLong(line + 40), "STAMP is even again afterwards");
-            assertEquals(entry, entryOf(s, hash), "the same entry");
-            assertEquals("X123456789", new String(bytes(s, entry + 16 + 7, 10), StandardCharsets.UTF_8));
-            byte[] checked = bytes(s, entry + 4, 12 + 7 + 10);
-            assertEquals((int) XxHash64.hash(checked, 0, checked.length), s.getInt(entry), "the new checksum");
+            assertEquals(oldWord | 1L << 40, seen[0], "the bucket's word is odd while the updater runs");
+            assertEquals(bucket + 12 + 7, seen[1], "the updater writes the bucket's own value bytes");
+            assertEquals(21, seen[2], "LENGTH: checksum, key and value");
+            assertEquals(bucket, seen[3], "BUCKET");
+            assertEquals(oldWord, seen[4], "WORD");
+            assertEquals(0, seen[5], "ENTRY");
+            assertEquals(0, seen[6], "CHECKSUM");
+            assertEquals(0, seen[7], "MODE: inline bytes");
+            assertArrayEquals(oldBytes, saved[0], "the old bytes");
+            assertEquals(oldWord + (2L << 40), s.getLong(bucket), "settled: version + 2");
+            assertEquals("X123456789", new String(bytes(s, bucket + 12 + 7, 10), StandardCharsets.UTF_8));
+            byte[] kv = bytes(s, bucket + 12, 17);
+            assertEquals((int) XxHash64.hash(kv, 0, 17) ^ (7 | 10 << 8) * 0x9E3779B1, s.getInt(bucket + 8), "the new checksum");
             h.close();
             s.close();
         }
     }
 
     /**
-     * An in-place update cut short, written by hand as FORMAT.md describes it (an undo record, the
-     * value torn, STAMP odd, no lock held: a damaged file, as a dead writer keeps its lock): readers
-     * get the saved value, and the next writer of the section puts it back before it writes.
+     * A change cut short, written by hand as FORMAT.md describes it (an undo record, the value
+     * torn, the bucket's word odd, no lock held: a damaged file, as a dead writer keeps its lock):
+     * readers get the saved entry, and the next writer of the key puts it back before it writes.
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.ferrite.kv.MapTargets#backends")
-    void anInPlaceUpdateCutShortIsReadFromTheUndoRecordAndPutBack(String backend) {
+    void aChangeCutShortIsReadFromTheUndoRecordAndPutBack(String backend) {
         try (ChunkPool pool = MapTargets.anonymousPool(backend);
              FerriteMap<byte[], byte[]> map = FerriteMap.builder(Codec.bytes(), Codec.bytes()).pool(pool, "m").create()) {
             byte[] key = "counter".getBytes(StandardCharsets.UTF_8);
@@ -225,42 +236,46 @@ class MapFormatTest {
             Segment h = pool.open("m").orElseThrow();
             long hash = XxHash64.hash(key, 0, key.length);
             int section = (int) (hash >>> (64 - Integer.numberOfTrailingZeros(h.getInt(12))));
-            long line = 4224 + 64L * section;
-            Segment s = pool.open("m." + section + "." + h.getLong(line + 8)).orElseThrow();
-            long entry = entryOf(s, hash);
-            s.putInt(128 + 4, 10);
-            s.putLong(128 + 8, entry);
-            s.putInt(128 + 16, s.getInt(entry));
-            s.putInt(128 + 20, 0);
-            s.copyFrom("0123456789".getBytes(StandardCharsets.UTF_8), 0, 128 + 24, 10);
-            byte[] record = bytes(s, 128 + 4, 20 + 10);
-            s.putInt(128, (int) XxHash64.hash(record, 0, record.length));
-            long stamp = h.getLong(line + 40);
-            h.putLong(line + 40, stamp + 1);
-            s.copyFrom("XXXXX".getBytes(StandardCharsets.UTF_8), 0, entry + 16 + 7, 5); // torn
+            Segment s = pool.open("m." + section + "." + h.getLong(4224 + 128L * section)).orElseThrow();
+            long bucket = bucketOf(s, hash);
+            long word = s.getLong(bucket);
+            s.putInt(192 + 4, 21);
+            s.putLong(192 + 8, bucket);
+            s.putLong(192 + 16, word);
+            s.putLong(192 + 24, 0);
+            s.putInt(192 + 32, 0);
+            s.putInt(192 + 36, 0);
+            s.copyTo(bucket + 8, s, 192 + 40, 21);
+            byte[] record = bytes(s, 192 + 4, 36 + 21);
+            s.putInt(192, (int) XxHash64.hash(record, 0, record.length));
+            s.putLong(bucket, word | 1L << 40);
+            s.copyFrom("XXXXX".getBytes(StandardCharsets.UTF_8), 0, bucket + 12 + 7, 5); // torn
 
             assertEquals("0123456789", new String(map.get(key), StandardCharsets.UTF_8), "read from the undo record");
             assertEquals(0, map.stats().damagedReads());
-            map.put("another".getBytes(StandardCharsets.UTF_8), new byte[1]); // maybe another section
-            assertTrue(map.updateValue(key, (seg, off, len) -> seg.putByte(off, (byte) 'A'))); // this section
-            assertEquals(0, h.getLong(line + 40) % 2, "STAMP even again");
+            assertTrue(map.updateValue(key, (seg, off, len) -> seg.putByte(off, (byte) 'A')));
+            assertEquals(word + (4L << 40), s.getLong(bucket), "put back (+ 2), then updated (+ 2)");
             assertEquals("A123456789", new String(map.get(key), StandardCharsets.UTF_8),
                     "the saved value was put back, then updated");
-            assertEquals("A123456789", new String(bytes(s, entry + 16 + 7, 10), StandardCharsets.UTF_8));
+            assertEquals("A123456789", new String(bytes(s, bucket + 12 + 7, 10), StandardCharsets.UTF_8));
             assertEquals(0, map.stats().damagedReads());
+            assertEquals(0, map.verify());
             h.close();
             s.close();
         }
     }
 
-    /** @return the offset of the entry the key's slot word names, found as FORMAT.md says */
-    private static long entryOf(Segment s, long hash) {
-        int slots = s.getInt(20);
-        int idx = (int) hash & (slots - 1);
-        for (int n = 0; n < slots; n++, idx = (idx + 1) & (slots - 1)) {
-            long w = s.getLong(384 + 8L * idx);
-            if (w != 1 && w != 0 && (w >>> 48) == ((hash >>> 32) & 0xFFFF)) {
-                return w & ((1L << 48) - 1);
+    /** @return the offset of the key's bucket, found as FORMAT.md says (by its tag: the test's keys do not share one) */
+    private static long bucketOf(Segment s, long hash) {
+        int buckets = s.getInt(20);
+        int size = s.getInt(24);
+        int idx = (int) (((hash & 0xFFFF_FFFFL) * buckets) >>> 32);
+        for (int n = 0; n < buckets; n++, idx = (idx + 1) % buckets) {
+            long b = 512 + (long) size * idx;
+            long w = s.getLong(b);
+            assertTrue(w != 0, "the probe reaches the key before an empty bucket");
+            if ((w & 3) >= 2 && ((w >>> 24) & 0xFFFF) == ((hash >>> 32) & 0xFFFF)) {
+                return b;
             }
         }
         throw new AssertionError("key not found");

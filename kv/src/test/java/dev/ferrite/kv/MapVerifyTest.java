@@ -34,30 +34,11 @@ class MapVerifyTest {
         }
     }
 
-    /** Finds a key's entry through its section and slot, as FORMAT.md says, and flips one value byte. */
+    /** Finds a key's entry through its section and bucket, as FORMAT.md says, and flips one value byte. */
     private static void flipAValueByte(ChunkPool pool, String name, String keyString) {
-        byte[] key = keyString.getBytes(StandardCharsets.UTF_8);
-        long hash = MapStore.hash(key, 0, key.length);
-        int section;
-        long generation;
-        try (Segment h = pool.open(name).orElseThrow()) {
-            int sections = h.getInt(MapLayout.SECTIONS);
-            section = sections == 1 ? 0 : (int) (hash >>> (64 - Integer.numberOfTrailingZeros(sections)));
-            generation = h.getLong(MapLayout.line(section) + MapLayout.LINE_GENERATION);
+        MapBytes.Located e = MapBytes.locate(pool, name, keyString.getBytes(StandardCharsets.UTF_8));
+        try (Segment s = e.segment()) {
+            s.putByte(e.valueAt(), (byte) ~s.getByte(e.valueAt()));
         }
-        try (Segment s = pool.open(MapLayout.sectionName(name, section, generation)).orElseThrow()) {
-            int slots = s.getInt(SectionLayout.SLOTS);
-            for (int n = 0, i = (int) hash & (slots - 1); n < slots; n++, i = (i + 1) & (slots - 1)) {
-                long w = s.getLong(SectionLayout.slot(i));
-                long off = w & SectionLayout.OFFSET_MASK;
-                if (w != 0 && w != SectionLayout.TOMBSTONE && s.getInt(off + EntryLayout.KEY_LENGTH) == key.length
-                        && s.mismatch(off + EntryLayout.KEY, key, 0, key.length) < 0) {
-                    long at = off + EntryLayout.KEY + key.length;
-                    s.putByte(at, (byte) ~s.getByte(at));
-                    return;
-                }
-            }
-        }
-        throw new AssertionError("no entry for " + keyString);
     }
 }

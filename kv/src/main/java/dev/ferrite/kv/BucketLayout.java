@@ -1,0 +1,133 @@
+package dev.ferrite.kv;
+
+/**
+ * Byte layout of a bucket of a section's table ({@link SectionLayout}), {@code BUCKET_SIZE} bytes.
+ * Little-endian. Mirrored in {@code docs/FORMAT.md} ("Map, version 3").
+ *
+ * <pre>
+ *   0                                                        8          12                  12 + K             BUCKET_SIZE
+ *   | word: version(24) tag(16) vlen(8) klen(8) 0(6) kind(2) | checksum | key bytes (K)      | value bytes (V) | zero |   inline
+ *   | word                                                   | offset of the entry in the heap (8)              | zero |   outside
+ * </pre>
+ *
+ * <p>The word says what the bucket holds ({@link #kind}): nothing (the word is 0; a probe ends
+ * there), a tombstone (a removed entry; probing goes on), an entry inline (key and value in the
+ * bucket: {@code 12 + K + V <= BUCKET_SIZE}) or an entry outside (in the heap, {@link EntryLayout}).
+ * Its version is even while the bucket's bytes are settled and odd while the lock holder changes
+ * them (the undo record, {@link UndoLayout}, then holds what they were); each change of the bucket
+ * adds 2. A reader reads the word, the bytes, then the word again: the same even word means the
+ * bytes it read were whole.
+ */
+final class BucketLayout {
+
+    /** long: the bucket's word. */
+    static final int WORD = 0;
+    /** int, inline: the entry's checksum ({@link #checksum}). */
+    static final int CHECKSUM = 8;
+    /** Offset of an inline entry's key bytes; its value bytes follow them. */
+    static final int KEY = 12;
+    /** long, outside: offset of the entry in the section's heap. */
+    static final int ENTRY = 8;
+
+    /** Kind: no entry; the word is 0. */
+    static final int EMPTY = 0;
+    /** Kind: a removed entry. */
+    static final int TOMBSTONE = 1;
+    /** Kind: key and value in the bucket. */
+    static final int INLINE = 2;
+    /** Kind: the entry in the heap. */
+    static final int OUTSIDE = 3;
+
+    /** The word's lowest version bit: set while the bucket is being changed. */
+    static final long ODD = 1L << 40;
+    /** The step of the version between two settled states of a bucket. */
+    static final long VERSION_STEP = 2L << 40;
+    /** The word's version bits. */
+    static final long VERSION_MASK = -1L << 40;
+
+    /** Smallest bucket. */
+    static final int MIN_SIZE = 16;
+    /** Largest bucket. */
+    static final int MAX_SIZE = 256;
+
+    private BucketLayout() {
+    }
+
+    /** @return the kind of a bucket word */
+    static int kind(long word) {
+        return (int) word & 3;
+    }
+
+    /** @return an inline entry's key length */
+    static int keyLength(long word) {
+        return (int) (word >>> 8) & 0xFF;
+    }
+
+    /** @return an inline entry's value length */
+    static int valueLength(long word) {
+        return (int) (word >>> 16) & 0xFF;
+    }
+
+    /** @return the tag of a bucket word: 16 bits of its key's hash */
+    static long wordTag(long word) {
+        return (word >>> 24) & 0xFFFF;
+    }
+
+    /** @return the 16-bit tag of a key hash */
+    static long tag(long hash) {
+        return (hash >>> 32) & 0xFFFF;
+    }
+
+    /** @return the word's bits a key is compared on first: kind, key length and tag (mask with {@link #matchMask}) */
+    static long matchBits(long hash, int kind, int keyLength) {
+        return tag(hash) << 24 | (long) keyLength << 8 | kind;
+    }
+
+    /** @return the mask of {@link #matchBits} for entries of that kind */
+    static long matchMask(int kind) {
+        return kind == INLINE ? 0xFF_FF00_FF03L : 0xFF_FF00_0003L;
+    }
+
+    /** @return a settled word holding an entry; {@code version} from a previous word of the bucket (its version bits) */
+    static long word(long version, long hash, int kind, int keyLength, int valueLength) {
+        return (version & VERSION_MASK) | tag(hash) << 24 | (long) valueLength << 16 | (long) keyLength << 8 | kind;
+    }
+
+    /** @return the settled word after {@code word}'s next change (its version + 2, even), with new contents */
+    static long next(long word, long hash, int kind, int keyLength, int valueLength) {
+        return BucketLayout.word(((word & VERSION_MASK) | ODD) + ODD, hash, kind, keyLength, valueLength);
+    }
+
+    /** @return the tombstone that follows {@code word} */
+    static long tombstoneAfter(long word) {
+        return (((word & VERSION_MASK) | ODD) + ODD) | TOMBSTONE;
+    }
+
+    /** @return whether key and value of those lengths fit a bucket of that size inline */
+    static boolean fitsInline(int bucketSize, long keyLength, long valueLength) {
+        return KEY + keyLength + valueLength <= bucketSize;
+    }
+
+    /**
+     * @return the bucket size a new map gets for entries of those average sizes: the inline entry
+     *         rounded up to a cache line (64 to 256 bytes), or {@link #MIN_SIZE} (every entry outside)
+     *         if it does not fit 256
+     */
+    static int sizeFor(int averageKey, int averageValue) {
+        long need = KEY + (long) averageKey + averageValue;
+        return need > MAX_SIZE ? MIN_SIZE : (int) Math.max(64, (need + 63) & ~63L);
+    }
+
+    /** @return whether a bucket size is one a section may have */
+    static boolean validSize(int size) {
+        return size >= MIN_SIZE && size <= MAX_SIZE && size % 16 == 0;
+    }
+
+    /**
+     * @param bytesHash XXH64 (seed 0) of the key bytes then the value bytes
+     * @return an inline entry's checksum: the hash's low 32 bits mixed with the two lengths
+     */
+    static int checksum(long bytesHash, int keyLength, int valueLength) {
+        return (int) bytesHash ^ (keyLength | valueLength << 8) * 0x9E3779B1;
+    }
+}
