@@ -133,7 +133,9 @@ final class EntryCursor {
                 + "record: dropped as damaged", store.name, section, b);
         long t = BucketLayout.tombstoneAfter(w);
         seg.putLongVolatile(b, t);
-        addCount(-1);
+        if (BucketLayout.kind(w) >= BucketLayout.INLINE) {
+            addCount(-1); // an entry, counted when it was written
+        }
         return t;
     }
 
@@ -173,8 +175,9 @@ final class EntryCursor {
     /** Sets the key's value (inserting the entry if absent). */
     void put(byte[] value, int off, int len) {
         store.checkValueLength(len);
-        makeRoom(0);
-        if (BucketLayout.fitsInline(v.bucketSize, klen, len)) {
+        boolean inline = BucketLayout.fitsInline(v.bucketSize, klen, len);
+        makeRoom(inline ? 0 : EntryLayout.size(klen, len));
+        if (inline) {
             Segment seg = v.segment;
             if (found) {
                 beginChange();

@@ -1,8 +1,9 @@
 package dev.ferrite.kv;
 
 /**
- * Byte layout of an entry in a section's heap. Little-endian; an entry starts 8-aligned and takes
- * {@link #size} bytes. Mirrored in {@code docs/FORMAT.md} ("Map, version 2").
+ * Byte layout of an outside entry, one too long for its bucket, in a section's heap. Little-endian;
+ * an entry starts 8-aligned and takes {@link #size} bytes. Mirrored in {@code docs/FORMAT.md}
+ * ("Map, version 3").
  *
  * <pre>
  *   0           4            8             12         16
@@ -12,10 +13,10 @@ package dev.ferrite.kv;
  * </pre>
  *
  * <p>{@code CHECKSUM} is the low 32 bits of XXH64 (seed 0) of bytes [4, 16 + key + value): the
- * lengths, the zero word, the key and the value. An entry is written whole before a slot word
- * refers to it; afterwards only an in-place update changes its value and checksum, while the
- * section's stamp is odd (readers then take the value from the undo record). So a reader that
- * finds a checksum that does not match while the stamp is even and unchanged has found damage.
+ * lengths, the zero word, the key and the value. An entry is written whole before a bucket
+ * refers to it; afterwards only an in-place update changes its value and checksum, while its
+ * bucket's word is odd (readers then take the value from the undo record). So a reader that finds
+ * a checksum that does not match under a settled, unchanged word has found damage.
  */
 final class EntryLayout {
 

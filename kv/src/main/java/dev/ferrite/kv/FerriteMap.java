@@ -53,8 +53,9 @@ import java.util.function.Function;
 public final class FerriteMap<K, V> extends AbstractMap<K, V> implements ConcurrentMap<K, V>, AutoCloseable {
 
     /**
-     * The longest value, in bytes, that {@link #updateValue} changes where it lies; a longer one is
-     * changed in a copy that replaces it.
+     * The longest value, in bytes, that {@link #updateValue} always changes where it lies (so is a
+     * value held in its bucket, whatever its length); a longer one is changed in a copy that
+     * replaces it.
      */
     public static final int IN_PLACE_MAX_VALUE = UndoLayout.MAX_VALUE;
 
@@ -158,7 +159,7 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
     }
 
     /**
-     * Gets many keys at once: their index slots and entries are brought toward the CPU caches 16
+     * Gets many keys at once: their buckets (and entries kept outside them) are brought toward the CPU caches 16
      * keys at a time before they are read (see {@link #prefetch}). Each value is read as
      * {@link #get} reads it; the result is no snapshot of the map at one instant. Thread-safe.
      *
@@ -417,7 +418,7 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
     // ---------------------------------------------------------------- zero-copy byte API
 
     /**
-     * A hint before several lookups: brings the index slots and then the entries of these keys
+     * A hint before several lookups: brings the buckets and then the outside entries of these keys
      * toward the CPU caches, one pass over all keys per level, so that the gets, reads or writes
      * that follow find them there instead of each waiting for memory in turn (a server answering a
      * pipeline of 16 GETs waits about twice instead of 32 times). Changes nothing, takes no lock,
@@ -529,7 +530,7 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
     /**
      * Changes a value's bytes where they lie in the map's memory, atomically: under the lock of the
      * key's section (in every process), the updater gets the stored value itself (no heap copy, no
-     * new entry) when it is at most {@value #IN_PLACE_MAX_VALUE} bytes, else a copy in the map's
+     * new entry) when it is held in its bucket or is at most {@value #IN_PLACE_MAX_VALUE} bytes, else a copy in the map's
      * memory that is then published in its place. Readers see the old value until the call returns,
      * then the new one; a process killed inside the updater leaves the old value (see
      * {@link ValueUpdater}).
@@ -588,12 +589,12 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
      * visited. Nothing is held between calls (no lock, no snapshot, no memory), so an iteration may
      * be left unfinished at no cost and may go on in another thread or process.
      *
-     * <p>Guarantees, as {@code SCAN}'s (the same reverse-binary cursor): an entry present from the
-     * first call to the last is visited exactly once, even if its section grows or is compacted
-     * meanwhile (a table only doubles; its buckets are the low bits of the key hash, visited in
-     * bit-reversed order); an entry added or removed meanwhile may or may not be. Entries are
-     * visited in no particular order; a
-     * step never splits the entries of one hash bucket, so it may visit a few more than
+     * <p>Guarantees, as {@code SCAN}'s: an entry present from the first call to the last is visited
+     * exactly once, even if its section grows or is compacted meanwhile (a section's keys are
+     * visited in the order of the low 32 bits of their hashes, which is the order of their home
+     * buckets whatever the table's size, and the cursor is a position in that order); an entry
+     * added or removed meanwhile may or may not be. Entries are visited in no particular order; a
+     * step never splits the entries of one home bucket, so it may visit a few more than
      * {@code count}, or none while the iteration goes on. Each step reads as a get does (no lock,
      * validated), so writers are not slowed. Thread-safe.
      *

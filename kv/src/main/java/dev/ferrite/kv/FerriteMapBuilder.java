@@ -252,7 +252,7 @@ public final class FerriteMapBuilder<K, V> {
      * (default false). Without it an entry's checksum is checked when it matters: by
      * {@link FerriteMap#verify()}, by each rebuild and repair of a section, and by an open that
      * finds processes died with the map open; reads check an entry's lengths against the map's
-     * limits either way, and never return a torn entry (the sections' stamps see to that). With it,
+     * limits either way, and never return a torn entry (the buckets' versions see to that). With it,
      * a read that meets damage (a disk or memory error, a file changed by a third party) skips the
      * entry and counts it in {@link MapStats#damagedReads()}, at the cost of an XXH64 pass over
      * each entry read.
@@ -433,9 +433,11 @@ public final class FerriteMapBuilder<K, V> {
                     + " .<number>.<number> (the form of its section segments' names)");
         }
         long perSection = (expectedEntries + count - 1) / count;
-        // full at the load limit when the expected entries are in
+        // At the load limit when the expected entries are in, with room for four standard
+        // deviations of a section's share of them (a binomial count) so that no section grows.
+        long share = perSection + 4 * (long) Math.ceil(Math.sqrt(perSection)) + 1;
         long buckets = Math.max(SectionLayout.MIN_BUCKETS, Math.min(SectionLayout.MAX_BUCKETS,
-                (perSection + 1) * EntryCursor.LOAD_DENOMINATOR / EntryCursor.LOAD_NUMERATOR + 1));
+                share * EntryCursor.LOAD_DENOMINATOR / EntryCursor.LOAD_NUMERATOR + 1));
         int bucketSize = BucketLayout.sizeFor(Math.min(averageKeySize, maxKeySize), Math.min(averageValueSize, maxValueSize));
         long heap = perSection * EntryLayout.size(averageKeySize, averageValueSize);
         if (bucketSize > BucketLayout.MIN_SIZE) {

@@ -6,8 +6,9 @@ package dev.ferrite.kv;
  * @param entries        live entries
  * @param sections       sections of the index
  * @param segmentBytes   bytes of pool memory the map's segments hold (header and sections)
- * @param indexBytes     bytes of the map's header and of the sections' headers and slot tables
- * @param usedBytes      heap bytes holding entries (live or dead) in the current sections
+ * @param indexBytes     bytes of the map's header and of the sections' headers and bucket tables
+ *                       (which hold the entries that fit their buckets)
+ * @param usedBytes      heap bytes holding entries too long for their buckets (live or dead) in the current sections
  * @param garbageBytes   heap bytes of removed or overwritten entries (holes), taken by the next new entries of their
  *                       sizes or reclaimed by the next rebuild of their section
  * @param rebuilds       sections this process rebuilt (grown or compacted) since it opened the map

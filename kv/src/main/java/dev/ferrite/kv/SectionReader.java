@@ -117,7 +117,8 @@ final class SectionReader {
      */
     private Object find(SectionView v, byte[] key, int koff, int klen, long hash, ValueReader<?> reader) {
         Segment seg = v.segment;
-        long inlineBits = BucketLayout.matchBits(hash, BucketLayout.INLINE, klen);
+        // A key too long for the bucket matches no inline word (-1 has bits the mask clears).
+        long inlineBits = BucketLayout.fitsInline(v.bucketSize, klen, 0) ? BucketLayout.matchBits(hash, BucketLayout.INLINE, klen) : -1;
         long outsideBits = BucketLayout.matchBits(hash, BucketLayout.OUTSIDE, 0);
         long inlineMask = BucketLayout.matchMask(BucketLayout.INLINE);
         long outsideMask = BucketLayout.matchMask(BucketLayout.OUTSIDE);

@@ -7,7 +7,7 @@ import dev.ferrite.Segment;
  * {@link FerriteMap#updateValue(byte[], ValueUpdater)} (a counter, a field of a flat record).
  *
  * <p>It runs under the lock of the key's section, in this process and all others, exactly once per
- * call. A value of at most {@value FerriteMap#IN_PLACE_MAX_VALUE} bytes is handed over where it lies: the
+ * call. A value held in its bucket, or of at most {@value FerriteMap#IN_PLACE_MAX_VALUE} bytes, is handed over where it lies: the
  * map first saves its old bytes in the section's undo record, and until the updater returns and
  * the map has checksummed the entry, readers (in every process) are served the saved bytes. So a
  * reader sees the value before or after the update, never half of it; if the updater throws, the
