@@ -82,22 +82,24 @@ final class SectionReader {
     private <R> R readSection(byte[] key, int koff, int klen, long hash, ValueReader<R> reader, R absent) {
         int section = store.sectionOf(hash);
         long genAt = MapLayout.line(section) + LINE_GENERATION;
+        SectionView v = views.cached(section);
         while (true) {
-            long g = header.getLongVolatile(genAt);
-            SectionView v = views.cached(section);
-            if (v == null || v.generation != g) {
-                v = views.view(section, g);
-                if (v == null) {
-                    continue;
-                }
+            if (v == null) {
+                v = views.current(section);
             }
             try {
+                // The view cached is nearly always the current generation's: read it, then check.
                 Object r = find(v, key, koff, klen, hash, reader);
-                if (r != RETRY && header.getLongVolatile(genAt) == g) {
-                    return r == ABSENT ? absent : (R) r;
+                if (header.getLongVolatile(genAt) == v.generation) {
+                    if (r != RETRY) {
+                        return r == ABSENT ? absent : (R) r;
+                    }
+                } else {
+                    v = null; // rebuilt meanwhile: read the new generation
                 }
             } catch (SegmentClosedException e) {
                 store.checkOpen(); // a newer generation closed this view meanwhile: read again
+                v = null;
             }
         }
     }
