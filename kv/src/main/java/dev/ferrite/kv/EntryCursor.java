@@ -7,7 +7,6 @@ import org.slf4j.LoggerFactory;
 import java.lang.invoke.VarHandle;
 
 import static dev.ferrite.kv.MapLayout.LINE_COUNT;
-import static dev.ferrite.kv.SectionLayout.GARBAGE;
 
 /**
  * A key's place in its section, and the writes to it, for the holder of the section's lock. An
@@ -21,8 +20,11 @@ import static dev.ferrite.kv.SectionLayout.GARBAGE;
 final class EntryCursor {
 
     private static final Logger LOG = LoggerFactory.getLogger(EntryCursor.class);
-    /** Holes of a free list a writer looks at for one of the size it needs before it appends. */
-    private static final int HOLES_LOOKED_AT = 4;
+
+    /** The table's load limit: buckets in use (entries and tombstones) over buckets. */
+    static final int LOAD_NUMERATOR = 4;
+    /** See {@link #LOAD_NUMERATOR}. */
+    static final int LOAD_DENOMINATOR = 5;
 
     private final MapStore store;
     private final Segment header;
@@ -290,11 +292,6 @@ final class EntryCursor {
         }
     }
 
-    /** The table's load limit: buckets in use (entries and tombstones) over buckets. */
-    static final int LOAD_NUMERATOR = 4;
-    /** See {@link #LOAD_NUMERATOR}. */
-    static final int LOAD_DENOMINATOR = 5;
-
     /**
      * For a bucket holding the key: saves it in the undo record (an outside entry: its offset,
      * which stays as it is), makes its word odd and writes the key again where an inline entry's
@@ -354,7 +351,7 @@ final class EntryCursor {
         if (size > 0) {
             VarHandle.storeStoreFence(); // the bucket's new word before the hole's bytes
             seg.putLong(SectionLayout.GARBAGE, seg.getLong(SectionLayout.GARBAGE) + size);
-            free(entry, size);
+            HeapSpace.free(v, entry, size);
         }
         entry = -1;
     }
@@ -383,7 +380,7 @@ final class EntryCursor {
      */
     private long append(long size) {
         makeRoom(size);
-        long hole = reuse(size);
+        long hole = HeapSpace.take(v, size);
         long at;
         if (hole > 0) {
             at = hole;
@@ -410,59 +407,6 @@ final class EntryCursor {
         seg.putInt(at + EntryLayout.RESERVED, 0);
         seg.copyFrom(key, koff, at + EntryLayout.KEY, klen);
         return at;
-    }
-
-    /**
-     * Takes a hole of exactly {@code size} bytes off its free list (looking at the first few
-     * holes of the list only).
-     *
-     * @return the hole's offset, or 0 if the list has none of that size
-     */
-    private long reuse(long size) {
-        Segment seg = v.segment;
-        long headAt = SectionLayout.freeHead(size);
-        long prevAt = headAt;
-        long hole = seg.getLong(headAt);
-        for (int looked = 0; hole != 0 && looked < HOLES_LOOKED_AT; looked++) {
-            long next = holeFits(hole) ? seg.getLong(hole + SectionLayout.HOLE_NEXT) : -1;
-            int holeSize = next < 0 ? -1 : seg.getInt(hole + SectionLayout.HOLE_SIZE);
-            if (next < 0 || holeSize < EntryLayout.HEADER || hole + holeSize > v.top()
-                    || seg.getInt(hole + SectionLayout.HOLE_CHECK) != SectionLayout.holeCheck(hole, next, holeSize)) {
-                seg.putLong(prevAt, 0); // a damaged list: cut here, the rest stays garbage
-                return 0;
-            }
-            if (holeSize == size) {
-                seg.putLong(prevAt, next);
-                seg.putLong(GARBAGE, Math.max(0, seg.getLong(GARBAGE) - size));
-                return hole;
-            }
-            prevAt = hole + SectionLayout.HOLE_NEXT;
-            hole = next;
-        }
-        return 0;
-    }
-
-    /**
-     * Puts the space of an entry no bucket refers to any more on its free list (a reader still
-     * reading it finds the bucket's word changed afterwards). Space of an unknown size (a damaged
-     * entry) is left as garbage for the next rebuild.
-     */
-    private void free(long at, long size) {
-        if (at < 0 || size < EntryLayout.HEADER || size > Integer.MAX_VALUE || !holeFits(at)) {
-            return;
-        }
-        Segment seg = v.segment;
-        long headAt = SectionLayout.freeHead(size);
-        long next = seg.getLong(headAt);
-        seg.putLong(at + SectionLayout.HOLE_NEXT, next);
-        seg.putInt(at + SectionLayout.HOLE_SIZE, (int) size);
-        seg.putInt(at + SectionLayout.HOLE_CHECK, SectionLayout.holeCheck(at, next, (int) size));
-        seg.putLong(headAt, at);
-    }
-
-    /** @return whether a hole's header lies in the heap, 8-aligned */
-    private boolean holeFits(long hole) {
-        return v.entryFits(hole);
     }
 
     private void addCount(long delta) {

@@ -617,7 +617,7 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
         long bucket = cursor & 0xFFFF_FFFFL;
         int left = count;
         while (section < store.sectionCount) {
-            SectionReader.BucketRun run = store.scanBuckets((int) section, bucket, left);
+            SectionScanner.BucketRun run = store.scanBuckets((int) section, bucket, left);
             for (byte[][] e : run.entries) {
                 action.accept(coding.decodeKey(e[0]), coding.decodeValue(e[1]));
             }

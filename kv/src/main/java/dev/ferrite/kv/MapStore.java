@@ -178,8 +178,8 @@ final class MapStore implements AutoCloseable {
         reader.prefetch(keys, hashes, from, count);
     }
 
-    /** One step of a cursor scan of one section (see {@link SectionReader#scanBuckets}). */
-    SectionReader.BucketRun scanBuckets(int section, long cursor, int max) {
+    /** One step of a cursor scan of one section (see {@link SectionScanner#scan}). */
+    SectionScanner.BucketRun scanBuckets(int section, long cursor, int max) {
         return reader.scanBuckets(section, cursor, max);
     }
 

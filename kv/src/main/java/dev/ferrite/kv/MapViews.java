@@ -49,7 +49,7 @@ final class MapViews {
                 if (section >= store.sectionCount) {
                     return false;
                 }
-                SectionReader.BucketRun run = store.scanBuckets(section, bucket, STEP);
+                SectionScanner.BucketRun run = store.scanBuckets(section, bucket, STEP);
                 batch = run.entries;
                 index = 0;
                 bucket = run.next;
