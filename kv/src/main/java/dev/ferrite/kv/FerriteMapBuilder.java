@@ -441,7 +441,7 @@ public final class FerriteMapBuilder<K, V> {
         int bucketSize = BucketLayout.sizeFor(Math.min(averageKeySize, maxKeySize), Math.min(averageValueSize, maxValueSize));
         long heap = perSection * EntryLayout.size(averageKeySize, averageValueSize);
         if (bucketSize > BucketLayout.MIN_SIZE) {
-            heap /= 16; // room for the entries longer than the average, which do not fit their buckets
+            heap /= 64; // room for a few entries longer than the average, which do not fit their buckets
         }
         return new MapStore.Shape(count, (int) buckets, bucketSize, heap, maxKeySize, maxValueSize);
     }

@@ -102,13 +102,13 @@ final class MapStore implements AutoCloseable {
         List<String> made = new ArrayList<>();
         try {
             header.fill(0, header.size(), (byte) 0);
+            int buckets = SectionView.bucketsFilling(pool, shape.bucketsPerSection, shape.bucketSize, shape.heapPerSection);
             for (int s = 0; s < shape.sections; s++) {
                 String n = MapLayout.sectionName(name, s, 1);
                 pool.delete(n); // a leftover of a creation that died
-                try (Segment seg = pool.allocate(n, SectionView.segmentSize(pool, shape.bucketsPerSection, shape.bucketSize,
-                        shape.heapPerSection))) {
+                try (Segment seg = pool.allocate(n, SectionView.segmentSize(pool, buckets, shape.bucketSize, shape.heapPerSection))) {
                     made.add(n);
-                    SectionView.writeEmpty(seg, s, 1, shape.bucketsPerSection, shape.bucketSize);
+                    SectionView.writeEmpty(seg, s, 1, buckets, shape.bucketSize);
                 }
                 header.putLong(MapLayout.line(s) + LINE_GENERATION, 1);
             }

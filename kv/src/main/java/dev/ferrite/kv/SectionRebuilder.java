@@ -101,8 +101,8 @@ final class SectionRebuilder {
             }
             keep[live++] = i;
         }
-        int buckets = bucketsFor(live + 1L);
         long heap = outsideBytes + extra + Math.max(Math.max(outsideBytes / 2, extra), 4096);
+        int buckets = SectionView.bucketsFilling(pool, bucketsFor(live + 1L), old.bucketSize, heap);
         long generation = old.generation + 1;
         String newName = MapLayout.sectionName(store.name, section, generation);
         pool.delete(newName); // left by a rebuild that died before its switch

@@ -223,6 +223,17 @@ final class SectionView {
         return (bytes + chunk - 1) / chunk * chunk;
     }
 
+    /**
+     * @return the buckets a segment of {@link #segmentSize} for at least {@code buckets} buckets
+     *         holds: the table takes what the rounding to whole chunks leaves over, up to a quarter
+     *         more buckets (a small section leaves the rest to its heap, and unwritten)
+     */
+    static int bucketsFilling(ChunkPool pool, int buckets, int bucketSize, long heap) {
+        long size = segmentSize(pool, buckets, bucketSize, heap);
+        long fit = Math.min((size - TABLE - Math.max(heap, 64)) / bucketSize, buckets + buckets / 4L);
+        return (int) Math.max(buckets, Math.min(MAX_BUCKETS, fit));
+    }
+
     /** Writes an empty section into a new data segment: a zero table, an empty heap, the header. */
     static void writeEmpty(Segment seg, int section, long generation, int buckets, int bucketSize) {
         seg.fill(0, TABLE + (long) buckets * bucketSize, (byte) 0);
