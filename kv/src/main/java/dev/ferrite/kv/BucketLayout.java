@@ -93,14 +93,19 @@ final class BucketLayout {
         return (version & VERSION_MASK) | tag(hash) << 24 | (long) valueLength << 16 | (long) keyLength << 8 | kind;
     }
 
-    /** @return the settled word after {@code word}'s next change (its version + 2, even), with new contents */
+    /** @return the version bits a bucket settles with after its change from {@code word} (settled or odd): the settled version + 2 */
+    static long nextVersion(long word) {
+        return ((word & VERSION_MASK) | ODD) + ODD;
+    }
+
+    /** @return the settled word after {@code word}'s next change, with new contents */
     static long next(long word, long hash, int kind, int keyLength, int valueLength) {
-        return BucketLayout.word(((word & VERSION_MASK) | ODD) + ODD, hash, kind, keyLength, valueLength);
+        return BucketLayout.word(nextVersion(word), hash, kind, keyLength, valueLength);
     }
 
     /** @return the tombstone that follows {@code word} */
     static long tombstoneAfter(long word) {
-        return (((word & VERSION_MASK) | ODD) + ODD) | TOMBSTONE;
+        return nextVersion(word) | TOMBSTONE;
     }
 
     /** @return whether key and value of those lengths fit a bucket of that size inline */

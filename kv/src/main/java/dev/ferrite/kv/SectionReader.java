@@ -138,7 +138,7 @@ final class SectionReader {
                     }
                     return readValue(seg, b, w, b + BucketLayout.KEY + klen, vl, reader);
                 }
-                if (!unchanged(seg, b, w)) {
+                if (!SectionScanner.unchanged(seg, b, w)) {
                     return RETRY; // a key compared while a writer changed the bucket
                 }
             } else if ((w & outsideMask) == outsideBits || (w & inlineMask) == inlineBits) {
@@ -154,12 +154,6 @@ final class SectionReader {
         return ABSENT;
     }
 
-    /** @return whether a bucket's word is still {@code w} (after the loads before it) */
-    private static boolean unchanged(Segment seg, long b, long w) {
-        VarHandle.acquireFence();
-        return seg.getLongVolatile(b) == w;
-    }
-
     /**
      * Hands a value to a reader and checks the bucket's word afterwards; a reader that throws on
      * bytes a writer changed under it is run again, one that throws on settled bytes throws.
@@ -169,12 +163,12 @@ final class SectionReader {
         try {
             r = reader.read(seg, valueAt, vl);
         } catch (RuntimeException e) {
-            if (unchanged(seg, b, w)) {
+            if (SectionScanner.unchanged(seg, b, w)) {
                 throw e;
             }
             return RETRY;
         }
-        return unchanged(seg, b, w) ? r : RETRY;
+        return SectionScanner.unchanged(seg, b, w) ? r : RETRY;
     }
 
     /**
@@ -187,15 +181,15 @@ final class SectionReader {
                                ValueReader<?> reader) {
         Segment seg = v.segment;
         if (!v.entryFits(off)) {
-            return unchanged(seg, b, w) ? damaged(v, b, w) : RETRY;
+            return SectionScanner.unchanged(seg, b, w) ? damaged(v, b, w) : RETRY;
         }
         if (seg.getInt(off + EntryLayout.KEY_LENGTH) != klen || off + EntryLayout.KEY + klen > v.heapEnd
                 || seg.mismatch(off + EntryLayout.KEY, key, koff, klen) >= 0) {
-            return unchanged(seg, b, w) ? null : RETRY;
+            return SectionScanner.unchanged(seg, b, w) ? null : RETRY;
         }
         int vl = seg.getInt(off + EntryLayout.VALUE_LENGTH);
         if (!v.lengthsFit(off, klen, vl) || verifyReads && (w & BucketLayout.ODD) == 0 && !v.checksumMatches(off, klen, vl)) {
-            return unchanged(seg, b, w) ? damaged(v, b, w) : RETRY;
+            return SectionScanner.unchanged(seg, b, w) ? damaged(v, b, w) : RETRY;
         }
         return readValue(seg, b, w, off + EntryLayout.KEY + klen, vl, reader);
     }
@@ -210,18 +204,18 @@ final class SectionReader {
         Segment seg = v.segment;
         long u = SectionLayout.UNDO;
         if (!v.undoFor(b, w)) {
-            return unchanged(seg, b, w) ? damaged(v, b, w) : RETRY;
+            return SectionScanner.unchanged(seg, b, w) ? damaged(v, b, w) : RETRY;
         }
         long old = seg.getLong(u + UndoLayout.WORD);
         int mode = seg.getInt(u + UndoLayout.MODE);
         if (mode == UndoLayout.INLINE_BYTES && BucketLayout.kind(old) == BucketLayout.INLINE) {
             int vl = BucketLayout.valueLength(old);
             if (BucketLayout.keyLength(old) != klen || !v.inlineFits(old)) {
-                return unchanged(seg, b, w) ? null : RETRY;
+                return SectionScanner.unchanged(seg, b, w) ? null : RETRY;
             }
             long at = u + UndoLayout.SAVED + 4;
             if (seg.mismatch(at, key, koff, klen) >= 0) {
-                return unchanged(seg, b, w) ? null : RETRY;
+                return SectionScanner.unchanged(seg, b, w) ? null : RETRY;
             }
             return readValue(seg, b, w, at + klen, vl, reader);
         }
@@ -234,11 +228,11 @@ final class SectionReader {
             if (!v.entryFits(off) || seg.getInt(off + EntryLayout.KEY_LENGTH) != klen
                     || !v.lengthsFit(off, klen, seg.getInt(u + UndoLayout.LENGTH))
                     || seg.mismatch(off + EntryLayout.KEY, key, koff, klen) >= 0) {
-                return unchanged(seg, b, w) ? null : RETRY;
+                return SectionScanner.unchanged(seg, b, w) ? null : RETRY;
             }
             return readValue(seg, b, w, u + UndoLayout.SAVED, seg.getInt(u + UndoLayout.LENGTH), reader);
         }
-        return unchanged(seg, b, w) ? damaged(v, b, w) : RETRY;
+        return SectionScanner.unchanged(seg, b, w) ? damaged(v, b, w) : RETRY;
     }
 
     /** Reports a damaged bucket a get met. @return {@link #ABSENT} */

@@ -201,7 +201,7 @@ final class SectionScanner {
     }
 
     /** @return whether a bucket's word is still {@code w} (after the loads before it) */
-    private static boolean unchanged(Segment seg, long b, long w) {
+    static boolean unchanged(Segment seg, long b, long w) {
         VarHandle.acquireFence();
         return seg.getLongVolatile(b) == w;
     }

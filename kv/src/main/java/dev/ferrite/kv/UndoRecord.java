@@ -52,8 +52,7 @@ final class UndoRecord {
                 seg.putInt(entry + EntryLayout.CHECKSUM, seg.getInt(u + UndoLayout.CHECKSUM));
             }
         }
-        seg.putLongVolatile(bucketAt, ((old & BucketLayout.VERSION_MASK) | BucketLayout.ODD) + BucketLayout.ODD
-                | (old & ~BucketLayout.VERSION_MASK));
+        seg.putLongVolatile(bucketAt, BucketLayout.nextVersion(old) | (old & ~BucketLayout.VERSION_MASK));
     }
 
     /**
