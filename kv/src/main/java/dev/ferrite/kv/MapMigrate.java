@@ -2,6 +2,7 @@ package dev.ferrite.kv;
 
 import dev.ferrite.ChunkPool;
 import dev.ferrite.CorruptFileException;
+import dev.ferrite.FerriteException;
 import dev.ferrite.Ferrite;
 import dev.ferrite.PoolSpec;
 import dev.ferrite.Segment;
@@ -121,10 +122,12 @@ public final class MapMigrate {
      * @param newPool the new pool file (must not exist)
      * @param mapName the map's name in the old pool ({@code map} for a map a builder made with {@code file})
      * @return entries copied
+     * @throws CorruptFileException if the old pool holds no version-2 map of that name, naming what is wrong
+     * @throws FerriteException if the new pool file exists, or a pool cannot be opened or made
      */
     public static long migrate(Path oldPool, Path newPool, String mapName) {
         if (Files.exists(newPool)) {
-            throw new CorruptFileException("the new pool file " + newPool + " exists already");
+            throw new FerriteException("the new pool file " + newPool + " exists already; migrate writes a new one");
         }
         try (ChunkPool source = Ferrite.backend().openPool(PoolSpec.file(oldPool).readOnly(true).build());
              Segment h = openHeader(source, mapName)) {

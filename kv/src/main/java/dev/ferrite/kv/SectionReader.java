@@ -202,37 +202,14 @@ final class SectionReader {
      */
     private Object readChanging(SectionView v, long b, long w, byte[] key, int koff, int klen, ValueReader<?> reader) {
         Segment seg = v.segment;
-        long u = SectionLayout.UNDO;
-        if (!v.undoFor(b, w)) {
+        SectionView.Saved e = v.saved(b, w);
+        if (e == null) {
             return SectionScanner.unchanged(seg, b, w) ? damaged(v, b, w) : RETRY;
         }
-        long old = seg.getLong(u + UndoLayout.WORD);
-        int mode = seg.getInt(u + UndoLayout.MODE);
-        if (mode == UndoLayout.INLINE_BYTES && BucketLayout.kind(old) == BucketLayout.INLINE) {
-            int vl = BucketLayout.valueLength(old);
-            if (BucketLayout.keyLength(old) != klen || !v.inlineFits(old)) {
-                return SectionScanner.unchanged(seg, b, w) ? null : RETRY;
-            }
-            long at = u + UndoLayout.SAVED + 4;
-            if (seg.mismatch(at, key, koff, klen) >= 0) {
-                return SectionScanner.unchanged(seg, b, w) ? null : RETRY;
-            }
-            return readValue(seg, b, w, at + klen, vl, reader);
+        if (e.keyLength() != klen || seg.mismatch(e.keyAt(), key, koff, klen) >= 0) {
+            return SectionScanner.unchanged(seg, b, w) ? null : RETRY;
         }
-        if (BucketLayout.kind(old) == BucketLayout.OUTSIDE
-                && (mode == UndoLayout.OUTSIDE_KEPT || mode == UndoLayout.OUTSIDE_VALUE)) {
-            long off = seg.getLong(u + UndoLayout.ENTRY);
-            if (mode == UndoLayout.OUTSIDE_KEPT) {
-                return readOutside(v, b, w, off, key, koff, klen, reader);
-            }
-            if (!v.entryFits(off) || seg.getInt(off + EntryLayout.KEY_LENGTH) != klen
-                    || !v.lengthsFit(off, klen, seg.getInt(u + UndoLayout.LENGTH))
-                    || seg.mismatch(off + EntryLayout.KEY, key, koff, klen) >= 0) {
-                return SectionScanner.unchanged(seg, b, w) ? null : RETRY;
-            }
-            return readValue(seg, b, w, u + UndoLayout.SAVED, seg.getInt(u + UndoLayout.LENGTH), reader);
-        }
-        return SectionScanner.unchanged(seg, b, w) ? damaged(v, b, w) : RETRY;
+        return readValue(seg, b, w, e.valueAt(), e.valueLength(), reader);
     }
 
     /** Reports a damaged bucket a get met. @return {@link #ABSENT} */

@@ -59,45 +59,26 @@ final class SectionScanner {
             }
             return copy(seg, b + BucketLayout.KEY, k, b + BucketLayout.KEY + k, vl);
         }
-        long off = seg.getLong(b + BucketLayout.ENTRY);
-        return outside(v, off, check, -1, 0);
+        return outside(v, seg.getLong(b + BucketLayout.ENTRY), check);
     }
 
-    /** @return an outside entry's bytes, its value from {@code valueAt} if that is not -1, or {@link #DAMAGED} */
-    private static byte[][] outside(SectionView v, long off, boolean check, long valueAt, int valueLength) {
+    /** @return an outside entry's bytes, or {@link #DAMAGED} */
+    private static byte[][] outside(SectionView v, long off, boolean check) {
         if (!v.entryFits(off)) {
             return DAMAGED;
         }
         Segment seg = v.segment;
         int k = seg.getInt(off + EntryLayout.KEY_LENGTH);
-        int vl = valueAt < 0 ? seg.getInt(off + EntryLayout.VALUE_LENGTH) : valueLength;
-        if (!v.lengthsFit(off, k, vl) || check && valueAt < 0 && !v.checksumMatches(off, k, vl)) {
+        int vl = seg.getInt(off + EntryLayout.VALUE_LENGTH);
+        if (!v.lengthsFit(off, k, vl) || check && !v.checksumMatches(off, k, vl)) {
             return DAMAGED;
         }
-        return copy(seg, off + EntryLayout.KEY, k, valueAt < 0 ? off + EntryLayout.KEY + k : valueAt, vl);
+        return copy(seg, off + EntryLayout.KEY, k, off + EntryLayout.KEY + k, vl);
     }
 
     private static byte[][] changing(SectionView v, long b, long w) {
-        Segment seg = v.segment;
-        long u = SectionLayout.UNDO;
-        if (!v.undoFor(b, w)) {
-            return DAMAGED;
-        }
-        long old = seg.getLong(u + UndoLayout.WORD);
-        int mode = seg.getInt(u + UndoLayout.MODE);
-        if (mode == UndoLayout.INLINE_BYTES && BucketLayout.kind(old) == BucketLayout.INLINE && v.inlineFits(old)) {
-            int k = BucketLayout.keyLength(old);
-            return copy(seg, u + UndoLayout.SAVED + 4, k, u + UndoLayout.SAVED + 4 + k, BucketLayout.valueLength(old));
-        }
-        if (BucketLayout.kind(old) != BucketLayout.OUTSIDE) {
-            return DAMAGED;
-        }
-        long off = seg.getLong(u + UndoLayout.ENTRY);
-        if (mode == UndoLayout.OUTSIDE_KEPT) {
-            return outside(v, off, false, -1, 0);
-        }
-        return mode == UndoLayout.OUTSIDE_VALUE
-                ? outside(v, off, false, u + UndoLayout.SAVED, seg.getInt(u + UndoLayout.LENGTH)) : DAMAGED;
+        SectionView.Saved e = v.saved(b, w);
+        return e == null ? DAMAGED : copy(v.segment, e.keyAt(), e.keyLength(), e.valueAt(), e.valueLength());
     }
 
     private static byte[][] copy(Segment seg, long keyAt, int k, long valueAt, int vl) {

@@ -198,6 +198,52 @@ final class SectionView {
                 && len >= 0 && len <= UndoLayout.MAX_SAVED;
     }
 
+    /** Where the entry a bucket held before the change its odd word announces lies: key and value bytes. */
+    record Saved(long keyAt, int keyLength, long valueAt, int valueLength) {
+    }
+
+    /**
+     * Reads the undo record of a bucket being changed: the entry as it was, its inline bytes in the
+     * record (MODE 0), the outside entry it still names (MODE 1), or that entry's key with its old
+     * value in the record (MODE 2). Every length is checked against the record, the bucket or the
+     * heap; the record's check is not computed (see {@link #undoChecks}).
+     *
+     * @param bucketAt offset of the bucket
+     * @param oddWord  its word, odd
+     * @return where the saved entry lies, or null if the record is not that change's or a length is out of range
+     */
+    Saved saved(long bucketAt, long oddWord) {
+        if (!undoFor(bucketAt, oddWord)) {
+            return null;
+        }
+        long u = SectionLayout.UNDO;
+        long old = segment.getLong(u + UndoLayout.WORD);
+        int mode = segment.getInt(u + UndoLayout.MODE);
+        if (mode == UndoLayout.INLINE_BYTES) {
+            if (BucketLayout.kind(old) != BucketLayout.INLINE || !inlineFits(old)) {
+                return null;
+            }
+            int k = BucketLayout.keyLength(old);
+            long keyAt = u + UndoLayout.SAVED + 4;
+            return new Saved(keyAt, k, keyAt + k, BucketLayout.valueLength(old));
+        }
+        if (BucketLayout.kind(old) != BucketLayout.OUTSIDE
+                || mode != UndoLayout.OUTSIDE_KEPT && mode != UndoLayout.OUTSIDE_VALUE) {
+            return null;
+        }
+        long off = segment.getLong(u + UndoLayout.ENTRY);
+        if (!entryFits(off)) {
+            return null;
+        }
+        int k = segment.getInt(off + EntryLayout.KEY_LENGTH);
+        boolean kept = mode == UndoLayout.OUTSIDE_KEPT;
+        int vl = segment.getInt(kept ? off + EntryLayout.VALUE_LENGTH : u + UndoLayout.LENGTH);
+        if (!lengthsFit(off, k, vl)) {
+            return null;
+        }
+        return new Saved(off + EntryLayout.KEY, k, kept ? off + EntryLayout.KEY + k : u + UndoLayout.SAVED, vl);
+    }
+
     /** @return whether the undo record's check matches its bytes (its length bounded first) */
     boolean undoChecks() {
         long u = SectionLayout.UNDO;

@@ -52,6 +52,12 @@ class MapMigrateTest {
         FerriteException otherCodec = assertThrows(FerriteException.class,
                 () -> FerriteMap.builder(Codec.int64(), Codec.utf8()).file(fresh).open());
         assertTrue(otherCodec.getMessage().contains("utf8"), "the old map's codecs came along: " + otherCodec.getMessage());
+
+        FerriteException again = assertThrows(FerriteException.class, () -> MapMigrate.migrate(old, fresh, "map"));
+        assertTrue(again.getMessage().contains("exists already"), again.getMessage());
+        try (FerriteMap<String, String> map = FerriteMap.builder(Codec.utf8(), Codec.utf8()).file(fresh).open()) {
+            assertEquals(expected, new HashMap<>(map), "a refused migration leaves the new map as it was");
+        }
     }
 
     /** Writes a 4-section map of version 2 named "map", with utf8 codecs recorded. */
