@@ -301,6 +301,39 @@ public abstract class AbstractSegment extends SegmentPrimitives implements Segme
         }
     }
 
+    // Naturally aligned elements of the typed views: a chunk (a power of two, at least 4 KiB) holds
+    // whole elements, so none straddles and the walk needs no fit test.
+
+    /** The walk of an 8-byte load at a multiple of 8, checked by the caller. */
+    final double loadDoubleAligned(long off) {
+        return loadDouble(baseAt(off), posAt(off));
+    }
+
+    /** The walk of an 8-byte store at a multiple of 8, checked by the caller. */
+    final void storeDoubleAligned(long off, double v) {
+        storeDouble(baseAt(off), posAt(off), v);
+    }
+
+    /** The walk of an 8-byte load at a multiple of 8, checked by the caller. */
+    final long loadLongAligned(long off) {
+        return loadLong(baseAt(off), posAt(off));
+    }
+
+    /** The walk of an 8-byte store at a multiple of 8, checked by the caller. */
+    final void storeLongAligned(long off, long v) {
+        storeLong(baseAt(off), posAt(off), v);
+    }
+
+    /** The walk of a 4-byte load at a multiple of 4, checked by the caller. */
+    final int loadIntAligned(long off) {
+        return loadInt(baseAt(off), posAt(off));
+    }
+
+    /** The walk of a 4-byte store at a multiple of 4, checked by the caller. */
+    final void storeIntAligned(long off, int v) {
+        storeInt(baseAt(off), posAt(off), v);
+    }
+
     // A value across a chunk boundary, byte by byte little-endian: the rare slow path, already checked.
     private long loadStraddling(long off, int width) {
         long v = 0;

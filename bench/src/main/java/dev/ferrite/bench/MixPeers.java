@@ -4,7 +4,10 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.concurrent.TimeUnit;
 import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.bytes.MappedBytes;
@@ -22,7 +25,8 @@ import org.openjdk.jmh.annotations.TearDown;
 /**
  * The mix with what a user would pick instead: {@code double[]} (the baseline), direct
  * {@code ByteBuffer[]} chunks of 1 MiB, Chronicle Bytes (a {@code MappedBytes} file and a native
- * {@code BytesStore}), and Agrona's {@code UnsafeBuffer}. Peers that cannot hold {@code size}
+ * {@code BytesStore}), and Agrona's {@code UnsafeBuffer} over direct {@code ByteBuffer}s and over the memory of
+ * Ferrite's anonymous pools (unlinked {@code /dev/shm} files). Peers that cannot hold {@code size}
  * doubles (a Java array or an int-indexed buffer past 2^31 bytes) fail their setup and are
  * missing from the report.
  */
@@ -117,6 +121,16 @@ public class MixPeers {
                     ub.putDouble(8 * i, 1.0 / (i + 1));
                 }
                 break;
+            case "agronaUnsafeBufferShm":
+                requireFits();
+                ua = new UnsafeBuffer(unlinkedShm());
+                ub = new UnsafeBuffer(unlinkedShm());
+                uout = new UnsafeBuffer(unlinkedShm());
+                for (int i = 0; i < size; i++) {
+                    ua.putDouble(8 * i, i * 0.5);
+                    ub.putDouble(8 * i, 1.0 / (i + 1));
+                }
+                break;
             default:
                 throw new IllegalStateException("unknown benchmark " + method);
         }
@@ -125,6 +139,21 @@ public class MixPeers {
     private void requireFits() {
         if (!fitsJavaArrays()) {
             throw new UnsupportedOperationException("n/a: " + size + " doubles exceed a Java array or int index");
+        }
+    }
+
+    /**
+     * @return {@code size} doubles of the memory Ferrite's anonymous pools use: a file in
+     *         {@code /dev/shm} (else the temporary directory), mapped shared, then unlinked
+     */
+    private ByteBuffer unlinkedShm() throws IOException {
+        Path shm = Path.of("/dev/shm");
+        Path file = Files.isDirectory(shm) ? Files.createTempFile(shm, "ferrite-bench-agrona", ".map")
+                : Files.createTempFile("ferrite-bench-agrona", ".map");
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            return ch.map(FileChannel.MapMode.READ_WRITE, 0, 8 * size).order(ByteOrder.LITTLE_ENDIAN);
+        } finally {
+            Files.delete(file); // the mapping keeps the memory until the buffer is collected
         }
     }
 
@@ -193,6 +222,12 @@ public class MixPeers {
         for (long i = 0; i < n; i++) {
             m.writeDouble(8 * (2 * n + i), m.readDouble(8 * i) + m.readDouble(8 * (n + i)));
         }
+    }
+
+    /** As {@link #agronaUnsafeBuffer}, over the memory of Ferrite's anonymous pools (unlinked /dev/shm files). */
+    @Benchmark
+    public void agronaUnsafeBufferShm() {
+        agronaUnsafeBuffer();
     }
 
     @Benchmark
