@@ -221,7 +221,7 @@ public abstract class AbstractSegment extends SegmentPrimitives implements Segme
 
     /** The walk of {@link #getInt} without its check: for a caller that checked already. */
     final int loadIntAt(long off) {
-        return fits(off, 4) ? loadInt(baseAt(off), posAt(off)) : (int) loadStraddling(off, 4);
+        return fits(off, 4) ? loadIntInChunk(off) : (int) loadStraddling(off, 4);
     }
 
     @Override
@@ -233,7 +233,7 @@ public abstract class AbstractSegment extends SegmentPrimitives implements Segme
     /** The walk of {@link #putInt} without its check: for a caller that checked already. */
     final void storeIntAt(long off, int v) {
         if (fits(off, 4)) {
-            storeInt(baseAt(off), posAt(off), v);
+            storeIntInChunk(off, v);
         } else {
             storeStraddling(off, v, 4);
         }
@@ -247,7 +247,7 @@ public abstract class AbstractSegment extends SegmentPrimitives implements Segme
 
     /** The walk of {@link #getLong} without its check: for a caller that checked already. */
     final long loadLongAt(long off) {
-        return fits(off, 8) ? loadLong(baseAt(off), posAt(off)) : loadStraddling(off, 8);
+        return fits(off, 8) ? loadLongInChunk(off) : loadStraddling(off, 8);
     }
 
     @Override
@@ -259,7 +259,7 @@ public abstract class AbstractSegment extends SegmentPrimitives implements Segme
     /** The walk of {@link #putLong} without its check: for a caller that checked already. */
     final void storeLongAt(long off, long v) {
         if (fits(off, 8)) {
-            storeLong(baseAt(off), posAt(off), v);
+            storeLongInChunk(off, v);
         } else {
             storeStraddling(off, v, 8);
         }
@@ -283,7 +283,7 @@ public abstract class AbstractSegment extends SegmentPrimitives implements Segme
 
     /** The walk of {@link #getDouble} without its check: for a caller that checked already. */
     final double loadDoubleAt(long off) {
-        return fits(off, 8) ? loadDouble(baseAt(off), posAt(off)) : Double.longBitsToDouble(loadStraddling(off, 8));
+        return fits(off, 8) ? loadDoubleInChunk(off) : Double.longBitsToDouble(loadStraddling(off, 8));
     }
 
     @Override
@@ -295,42 +295,42 @@ public abstract class AbstractSegment extends SegmentPrimitives implements Segme
     /** The walk of {@link #putDouble} without its check: for a caller that checked already. */
     final void storeDoubleAt(long off, double v) {
         if (fits(off, 8)) {
-            storeDouble(baseAt(off), posAt(off), v);
+            storeDoubleInChunk(off, v);
         } else {
             storeStraddling(off, Double.doubleToRawLongBits(v), 8);
         }
     }
 
-    // Naturally aligned elements of the typed views: a chunk (a power of two, at least 4 KiB) holds
-    // whole elements, so none straddles and the walk needs no fit test.
+    // The walk of a value whose bytes lie in one chunk, checked by the caller: the typed views call
+    // it directly, since a chunk (a power of two, at least 4 KiB) holds whole aligned elements.
 
-    /** The walk of an 8-byte load at a multiple of 8, checked by the caller. */
-    final double loadDoubleAligned(long off) {
+    /** The walk of an 8-byte load inside one chunk, checked by the caller. */
+    final double loadDoubleInChunk(long off) {
         return loadDouble(baseAt(off), posAt(off));
     }
 
-    /** The walk of an 8-byte store at a multiple of 8, checked by the caller. */
-    final void storeDoubleAligned(long off, double v) {
+    /** The walk of an 8-byte store inside one chunk, checked by the caller. */
+    final void storeDoubleInChunk(long off, double v) {
         storeDouble(baseAt(off), posAt(off), v);
     }
 
-    /** The walk of an 8-byte load at a multiple of 8, checked by the caller. */
-    final long loadLongAligned(long off) {
+    /** The walk of an 8-byte load inside one chunk, checked by the caller. */
+    final long loadLongInChunk(long off) {
         return loadLong(baseAt(off), posAt(off));
     }
 
-    /** The walk of an 8-byte store at a multiple of 8, checked by the caller. */
-    final void storeLongAligned(long off, long v) {
+    /** The walk of an 8-byte store inside one chunk, checked by the caller. */
+    final void storeLongInChunk(long off, long v) {
         storeLong(baseAt(off), posAt(off), v);
     }
 
-    /** The walk of a 4-byte load at a multiple of 4, checked by the caller. */
-    final int loadIntAligned(long off) {
+    /** The walk of a 4-byte load inside one chunk, checked by the caller. */
+    final int loadIntInChunk(long off) {
         return loadInt(baseAt(off), posAt(off));
     }
 
-    /** The walk of a 4-byte store at a multiple of 4, checked by the caller. */
-    final void storeIntAligned(long off, int v) {
+    /** The walk of a 4-byte store inside one chunk, checked by the caller. */
+    final void storeIntInChunk(long off, int v) {
         storeInt(baseAt(off), posAt(off), v);
     }
 

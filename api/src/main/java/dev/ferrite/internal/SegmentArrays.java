@@ -68,13 +68,13 @@ final class SegmentArrays {
         @Override
         public double get(long i) {
             checkGet(segment, i, 3, "double");
-            return segment.loadDoubleAligned(i << 3);
+            return segment.loadDoubleInChunk(i << 3);
         }
 
         @Override
         public void set(long i, double v) {
             checkSet(segment, i, 3, "double");
-            segment.storeDoubleAligned(i << 3, v);
+            segment.storeDoubleInChunk(i << 3, v);
         }
 
         @Override
@@ -98,13 +98,13 @@ final class SegmentArrays {
         @Override
         public long get(long i) {
             checkGet(segment, i, 3, "long");
-            return segment.loadLongAligned(i << 3);
+            return segment.loadLongInChunk(i << 3);
         }
 
         @Override
         public void set(long i, long v) {
             checkSet(segment, i, 3, "long");
-            segment.storeLongAligned(i << 3, v);
+            segment.storeLongInChunk(i << 3, v);
         }
 
         @Override
@@ -128,13 +128,13 @@ final class SegmentArrays {
         @Override
         public int get(long i) {
             checkGet(segment, i, 2, "int");
-            return segment.loadIntAligned(i << 2);
+            return segment.loadIntInChunk(i << 2);
         }
 
         @Override
         public void set(long i, int v) {
             checkSet(segment, i, 2, "int");
-            segment.storeIntAligned(i << 2, v);
+            segment.storeIntInChunk(i << 2, v);
         }
 
         @Override

@@ -31,8 +31,8 @@ final class Catalog {
         add("MixPeers.chronicleMapped", new Entry(MIX, mix, "Chronicle MappedBytes", false, false, "size", 1, "element"));
         add("MixPeers.chronicleNative", new Entry(MIX, mix, "Chronicle native BytesStore", false, false, "size", 1,
                 "element"));
-        add("MixPeers.agronaUnsafeBuffer", new Entry(MIX, mix, "Agrona UnsafeBuffer (direct ByteBuffer)", false, false, "size", 1,
-                "element"));
+        add("MixPeers.agronaUnsafeBuffer", new Entry(MIX, mix, "Agrona UnsafeBuffer (direct ByteBuffer)", false, false,
+                "size", 1, "element"));
         add("MixPeers.agronaUnsafeBufferShm", new Entry(MIX, mix, "Agrona UnsafeBuffer (unlinked /dev/shm file, as Ferrite's)",
                 false, false, "size", 1, "element"));
 
