@@ -75,7 +75,7 @@ final class MapClients {
         for (int slot = 0; slot < CLIENT_COUNT; slot++) {
             long at = MapLayout.client(slot);
             long holder = header.getLongVolatile(at + CLIENT_IDENTITY);
-            if (holder != 0 && !ProcessSlot.holderRuns(memory, at + CLIENT_IDENTITY, at + CLIENT_LIVENESS)
+            if (holder != 0 && !ProcessSlot.runs(memory, holder, at + CLIENT_LIVENESS)
                     && (!free || header.compareAndSetLong(at + CLIENT_IDENTITY, holder, 0))) {
                 found++;
             }

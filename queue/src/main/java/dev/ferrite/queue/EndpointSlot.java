@@ -64,7 +64,7 @@ final class EndpointSlot {
         while (true) {
             long holder = memory.get(identity);
             // This process's own word in a slot no endpoint of its holds (HELD says) is taken again.
-            if (holder != 0 && holder != Liveness.self() && ProcessSlot.holderRuns(memory, identity, record)) {
+            if (holder != 0 && holder != Liveness.self() && ProcessSlot.runs(memory, holder, record)) {
                 return null;
             }
             if (!HELD.add(key)) {

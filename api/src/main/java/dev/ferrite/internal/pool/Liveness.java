@@ -237,20 +237,32 @@ public final class Liveness {
      * @return whether the slot is free (false) or held by a process that may still run (true)
      */
     public static boolean isAlive(LongReader memory, long identity, long record) {
-        long word = memory.get(identity);
+        return runs(memory.get(identity), memory, record);
+    }
+
+    /**
+     * Judges the holder named by an identity word the caller has read, by the slot's record. A
+     * caller that acts on the word it read (a CAS from it) must judge that word, not read the slot
+     * again: a process that gives the slot back and takes it again in between has the same word.
+     *
+     * @param word   an identity word read from the slot
+     * @param memory where the slot is
+     * @param record offset of its liveness record
+     * @return whether the process the word names may still run (false for 0)
+     */
+    public static boolean runs(long word, LongReader memory, long record) {
         return word != 0 && isAlive(word, memory.get(record + OWNER), memory.get(record + PID_NAMESPACE),
                 memory.get(record + BOOT_ID), memory.get(record + HEARTBEAT_NANOS));
     }
 
     /**
-     * As {@link #isAlive(LongReader, long, long)}, for a wait that has lasted longer than the
-     * liveness timeout: a holder whose record does not name it is then judged dead. Such a record
-     * is normal only for the microseconds of a claim; after the timeout it is damage (a corrupt or
-     * fuzzed file), and trusting it would wait forever.
+     * As {@link #runs(long, LongReader, long)}, for a wait that has lasted longer than the liveness
+     * timeout: a holder whose record does not name it is then judged dead. Such a record is normal
+     * only for the microseconds of a claim; after the timeout it is damage (a corrupt or fuzzed
+     * file), and trusting it would wait forever.
      */
-    public static boolean isAliveAfterTimeout(LongReader memory, long identity, long record) {
-        long word = memory.get(identity);
-        return word != 0 && memory.get(record + OWNER) == word && isAlive(memory, identity, record);
+    public static boolean runsAfterTimeout(long word, LongReader memory, long record) {
+        return word != 0 && memory.get(record + OWNER) == word && runs(word, memory, record);
     }
 
     /** @return the liveness timeout, ns: a heartbeat older than this names a dead holder */

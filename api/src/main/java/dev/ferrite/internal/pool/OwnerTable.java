@@ -75,16 +75,25 @@ final class OwnerTable {
      */
     boolean holderAlive(long lockWord) {
         int s = (int) lockWord - 1;
-        return s >= 0 && s < MAX_OWNERS && lockWord(s) == lockWord && isLive(s);
+        if (s < 0 || s >= MAX_OWNERS) {
+            return false;
+        }
+        long word = word(s); // read before the generation: a claim changes the word, then the generation
+        return lockWord(s) == lockWord && runs(s, word);
     }
 
     /**
      * As {@link #holderAlive(long)} during a wait: once the wait outlasts the liveness timeout, a
-     * holder whose liveness record does not name it counts as dead (see {@link #isLive(int, Backoff)}).
+     * holder whose liveness record does not name it counts as dead (damage, see
+     * {@link ProcessSlot#runsAfterTimeout}).
      */
     boolean holderAlive(long lockWord, Backoff wait) {
         int s = (int) lockWord - 1;
-        return s >= 0 && s < MAX_OWNERS && lockWord(s) == lockWord && isLive(s, wait);
+        if (s < 0 || s >= MAX_OWNERS) {
+            return false;
+        }
+        long word = word(s);
+        return lockWord(s) == lockWord && runs(s, word, wait);
     }
 
     /**
@@ -111,7 +120,7 @@ final class OwnerTable {
     int takeOverDead() {
         for (int slot = 0; slot < MAX_OWNERS; slot++) {
             long word = word(slot);
-            if (word != 0 && !isLive(slot) && claim(slot, word)) {
+            if (word != 0 && !runs(slot, word) && claim(slot, word)) {
                 long exclusive = meta.getLongVolatile(EXCLUSIVE_OFFSET);
                 if ((int) exclusive == slot + 1 && exclusive != lockWord(slot)) {
                     // The dead process held allocators out: let them back in.
@@ -148,18 +157,30 @@ final class OwnerTable {
      * @return whether a live process holds it
      */
     boolean isLive(int slot) {
-        return ProcessSlot.holderRuns(meta, wordOffset(slot), recordOffset(slot));
+        return runs(slot, word(slot));
     }
 
     /**
-     * As {@link #isLive(int)} during a wait; once the wait outlasts the liveness timeout, a slot
+     * Judges the owner word a caller read from a slot (and may go on to CAS from): not the slot's
+     * word of a later moment, which a process closing and reopening the pool sets to the same value.
+     *
+     * @param slot a slot index
+     * @param word the owner word read there
+     * @return whether the process it names may still run (false for 0)
+     */
+    boolean runs(int slot, long word) {
+        return ProcessSlot.runs(meta, word, recordOffset(slot));
+    }
+
+    /**
+     * As {@link #runs(int, long)} during a wait; once the wait outlasts the liveness timeout, a slot
      * whose record does not name its owner (damage: a claim writes it within microseconds) is dead,
      * so a corrupt owner table cannot make a waiter wait forever.
      */
-    boolean isLive(int slot, Backoff wait) {
+    private boolean runs(int slot, long word, Backoff wait) {
         return wait.pastLivenessTimeout()
-                ? ProcessSlot.holderRunsAfterTimeout(meta, wordOffset(slot), recordOffset(slot))
-                : isLive(slot);
+                ? ProcessSlot.runsAfterTimeout(meta, word, recordOffset(slot))
+                : runs(slot, word);
     }
 
     /**
@@ -234,7 +255,7 @@ final class OwnerTable {
             }
             Backoff backoff = new Backoff();
             while (meta.getIntVolatile(busyOffset(s)) > 0) {
-                if (backoff.checkLiveness() && !isLive(s, backoff)) {
+                if (backoff.checkLiveness() && !runs(s, word(s), backoff)) {
                     break;
                 }
                 backoff.idle();

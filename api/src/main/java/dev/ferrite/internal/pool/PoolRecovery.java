@@ -78,12 +78,11 @@ final class PoolRecovery {
                 if (slotInherited) {
                     notes.add("owner slot " + s + " was taken over from a dead process (every slot was taken)");
                 }
-            } else if (owners.isLive(s)) {
+            } else if (owners.runs(s, word)) {
                 live[s] = true;
             } else if (owners.word(s) != word) {
-                // Given back (or taken again) since it was read: a process that closed cleanly just
-                // now, not a dead one. isLive re-reads the slot, so without this a clean close racing
-                // this check was reported, and treated, as a death.
+                // Given back since it was read (by the dead process's last act, or a recovery of
+                // another process): nothing of it is left to recover here.
                 continue;
             } else {
                 deadWords[s] = word;

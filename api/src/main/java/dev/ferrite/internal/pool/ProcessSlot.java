@@ -95,7 +95,7 @@ public final class ProcessSlot {
      */
     public static long claimIfFreeOrDead(Memory memory, long identity, long record) {
         long holder = memory.get(identity);
-        if (holder != 0 && holderRuns(memory, identity, record)) {
+        if (holder != 0 && runs(memory, holder, record)) {
             return -1;
         }
         return claim(memory, identity, record, holder) ? holder : -1;
@@ -112,11 +112,30 @@ public final class ProcessSlot {
     }
 
     /**
-     * As {@link #holderRuns}, for a waiter that has waited past the liveness timeout: a holder
-     * whose record does not name it is then judged dead.
+     * Judges the holder an identity word names, the word as the caller read it from the slot. A
+     * caller that goes on to act on that word (a CAS from it) must judge it, not the slot's word of
+     * a later moment: a process that gives the slot back and claims it again has the same word.
+     *
+     * @param memory where the slot is
+     * @param word   the identity word read from the slot
+     * @param record offset of the slot's liveness record
+     * @return whether the process the word names may still run (false for 0)
      */
-    public static boolean holderRunsAfterTimeout(Memory memory, long identity, long record) {
-        return Liveness.isAliveAfterTimeout(memory, identity, record);
+    public static boolean runs(Memory memory, long word, long record) {
+        return Liveness.runs(word, memory, record);
+    }
+
+    /**
+     * As {@link #runs}, for a waiter that has waited past the liveness timeout: a holder whose
+     * record does not name it is then judged dead.
+     *
+     * @param memory where the slot is
+     * @param word   the identity word read from the slot
+     * @param record offset of the slot's liveness record
+     * @return whether the process the word names may still run
+     */
+    public static boolean runsAfterTimeout(Memory memory, long word, long record) {
+        return Liveness.runsAfterTimeout(word, memory, record);
     }
 
     /**

@@ -89,7 +89,47 @@ class ProcessSlotTest {
         memory.put(IDENTITY, DEAD);
         Liveness.writeRecord(memory, RECORD); // names this process: a claim in progress, or damage
         assertTrue(ProcessSlot.holderRuns(memory, IDENTITY, RECORD), "a claim in progress is never dead");
-        assertFalse(ProcessSlot.holderRunsAfterTimeout(memory, IDENTITY, RECORD), "after the timeout it is damage");
+        assertFalse(ProcessSlot.runsAfterTimeout(memory, DEAD, RECORD), "after the timeout it is damage");
+    }
+
+    /**
+     * A holder that gives its slot back and takes it again (a process closing and reopening a pool)
+     * between a claimant's reading of the word and its judging of the holder: the word is the same,
+     * so the claimant must judge the word it read, not the slot's word of the moment, or its CAS from
+     * that word takes the slot from the living (the storm of opens and closes in the multi-process
+     * contract hit this now and then).
+     */
+    @Test
+    void aHolderThatLeavesAndReturnsBetweenTwoReadsIsNeitherJudgedDeadNorTakenOver() {
+        long holder = Liveness.self(); // a running process; the slot word is all that tells holders apart
+        assertTrue(ProcessSlot.claim(memory, IDENTITY, RECORD, 0));
+        AtomicInteger reads = new AtomicInteger();
+        ProcessSlot.Memory flickering = new ProcessSlot.Memory() {
+            @Override
+            public long get(long off) {
+                // The second read of the word falls between the holder's release and its new claim.
+                return off == IDENTITY && reads.incrementAndGet() == 2 ? 0 : memory.get(off);
+            }
+
+            @Override
+            public void put(long off, long value) {
+                memory.put(off, value);
+            }
+
+            @Override
+            public boolean compareAndSet(long off, long expect, long update) {
+                return memory.compareAndSet(off, expect, update);
+            }
+        };
+        assertTrue(ProcessSlot.runs(flickering, holder, RECORD), "the word read names a running process");
+        reads.set(0);
+        assertEquals(-1, ProcessSlot.claimIfFreeOrDead(flickering, IDENTITY, RECORD));
+        assertEquals(holder, memory.get(IDENTITY));
+        memory.put(IDENTITY, DEAD);
+        memory.put(RECORD + LivenessLayout.OWNER, DEAD);
+        assertFalse(ProcessSlot.runs(memory, DEAD, RECORD));
+        memory.put(IDENTITY, 0);
+        assertFalse(ProcessSlot.runs(memory, DEAD, RECORD), "judged by the word given, whatever the slot holds now");
     }
 
     @Test
