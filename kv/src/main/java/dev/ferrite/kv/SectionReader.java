@@ -131,20 +131,13 @@ final class SectionReader {
             }
             if ((w & inlineMask) == inlineBits && (w & BucketLayout.ODD) == 0) {
                 if (seg.mismatch(b + BucketLayout.KEY, key, koff, klen) < 0) {
-                    int vl = BucketLayout.valueLength(w);
-                    if (!v.inlineFits(w) || verifyReads
-                            && v.inlineChecksum(b + BucketLayout.CHECKSUM, klen, vl) != seg.getInt(b + BucketLayout.CHECKSUM)) {
-                        return damaged(v, b, w);
-                    }
-                    return readValue(seg, b, w, b + BucketLayout.KEY + klen, vl, reader);
+                    return readInline(v, b, w, klen, reader);
                 }
                 if (!SectionScanner.unchanged(seg, b, w)) {
                     return RETRY; // a key compared while a writer changed the bucket
                 }
             } else if ((w & outsideMask) == outsideBits || (w & inlineMask) == inlineBits) {
-                Object r = (w & BucketLayout.ODD) == 0
-                        ? readOutside(v, b, w, seg.getLong(b + BucketLayout.ENTRY), key, koff, klen, reader)
-                        : readChanging(v, b, w, key, koff, klen, reader);
+                Object r = readElsewhere(v, b, w, key, koff, klen, reader);
                 if (r != null) {
                     return r;
                 }
@@ -152,6 +145,34 @@ final class SectionReader {
             idx = v.nextBucket(idx);
         }
         return ABSENT;
+    }
+
+    /**
+     * Reads the value of an inline bucket whose key matched, its lengths checked against the bucket
+     * (and its checksum, if reads verify) first.
+     *
+     * @return the reader's result, {@link #ABSENT} (damaged) or {@link #RETRY}
+     */
+    private Object readInline(SectionView v, long b, long w, int klen, ValueReader<?> reader) {
+        Segment seg = v.segment;
+        int vl = BucketLayout.valueLength(w);
+        if (!v.inlineFits(w) || verifyReads
+                && v.inlineChecksum(b + BucketLayout.CHECKSUM, klen, vl) != seg.getInt(b + BucketLayout.CHECKSUM)) {
+            return damaged(v, b, w);
+        }
+        return readValue(seg, b, w, b + BucketLayout.KEY + klen, vl, reader);
+    }
+
+    /**
+     * Reads a bucket whose word may hold the key elsewhere than inline: an outside entry, or a
+     * bucket being changed (from the undo record).
+     *
+     * @return as {@link #readOutside}
+     */
+    private Object readElsewhere(SectionView v, long b, long w, byte[] key, int koff, int klen, ValueReader<?> reader) {
+        return (w & BucketLayout.ODD) == 0
+                ? readOutside(v, b, w, v.segment.getLong(b + BucketLayout.ENTRY), key, koff, klen, reader)
+                : readChanging(v, b, w, key, koff, klen, reader);
     }
 
     /**
