@@ -118,6 +118,11 @@ final class EndpointSlot {
                 offset + LivenessLayout.SLOT_OFFSET);
     }
 
+    /** @return whether the process a word read from the slot at an offset names may still run */
+    private static boolean runs(Ring ring, int offset, long holder) {
+        return ProcessSlot.runs(ProcessSlot.of(ring.segment), holder, offset + LivenessLayout.SLOT_OFFSET);
+    }
+
     /** Stops the heartbeat and gives the slot back. */
     void release() {
         heartbeat.cancel();
@@ -137,7 +142,7 @@ final class EndpointSlot {
         }
         long stamped = ring.segment.getLongVolatile(offset + LivenessLayout.SLOT_OFFSET + LivenessLayout.HEARTBEAT_NANOS);
         long ageMillis = (System.nanoTime() - stamped) / 1_000_000;
-        return ageMillis <= livenessMillis && holderRuns(ring, offset);
+        return ageMillis <= livenessMillis && runs(ring, offset, holder);
     }
 
     /**
@@ -151,7 +156,7 @@ final class EndpointSlot {
         long holder = ring.segment.getLongVolatile(offset + SLOT_IDENTITY);
         long generation = ring.segment.getLongVolatile(offset + SLOT_GENERATION);
         int current = RecordLayout.inProgressOwner(slot, generation) >> RecordLayout.OWNER_SLOT_BITS;
-        return holder != 0 && current == generationBits && holderRuns(ring, offset);
+        return holder != 0 && current == generationBits && runs(ring, offset, holder);
     }
 
     /** @return the pid of the process holding the producer slot, 0 if free */

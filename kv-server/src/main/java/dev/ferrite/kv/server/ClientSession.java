@@ -35,6 +35,18 @@ final class ClientSession {
     /** Keys WATCHed with their stored values then (null: absent), or null if none. */
     java.util.List<TransactionCommands.Watched> watched;
 
+    /** The connection as a receiver of published messages; set once by its handler. */
+    PubSub.Subscriber subscriber;
+    /** The channels it listens on, in the order subscribed, or null before its first SUBSCRIBE. */
+    java.util.Set<PubSub.Name> channels;
+    /** The patterns it listens on, or null before its first PSUBSCRIBE. */
+    java.util.Set<PubSub.Name> patterns;
+
+    /** @return how many channels and patterns it listens on: above 0, RESP2 allows it only the subscription commands */
+    int subscriptions() {
+        return (channels == null ? 0 : channels.size()) + (patterns == null ? 0 : patterns.size());
+    }
+
     /** @param authenticated whether the connection starts logged in (the server has no password) */
     ClientSession(boolean authenticated) {
         this.authenticated = authenticated;

@@ -12,6 +12,7 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.VoidChannelPromise;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.codec.redis.RedisMessage;
+import io.netty.util.ReferenceCountUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Runs each decoded request of one connection in order and encodes its reply ({@link RespWriter})
@@ -29,7 +31,8 @@ import java.util.List;
  * {@code -ERR Protocol error: ...} and the connection closed, as Redis does; a failing command
  * (a full pool, say) gets {@code -ERR} with the reason and the connection stays. A client whose
  * unsent replies pass the output-buffer limit is disconnected (Redis's
- * {@code client-output-buffer-limit}). One instance per connection.
+ * {@code client-output-buffer-limit}); published messages for a subscribed client go out on its
+ * event loop after the replies before them, under the same limit. One instance per connection.
  */
 final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
 
@@ -71,6 +74,12 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
     private ChannelPromise unobserved;
     /** Replies are handed to the channel whenever this many bytes are gathered. */
     private static final int BATCH_BYTES = 64 << 10;
+    /**
+     * Most bytes of messages and replies a subscriber may leave unread (if the server's limit is not
+     * lower): Redis's hard limit for its pub/sub clients, whose output grows with other clients'
+     * publishing rather than with their own requests.
+     */
+    static final long SUBSCRIBER_OUTPUT_BYTES = 32L << 20;
     /** The size of a new reply buffer. */
     private static final int REPLY_BUFFER_BYTES = 4096;
     /** A written buffer grown past this (a large reply) goes back to the pool instead of being kept. */
@@ -82,7 +91,62 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
     CommandHandler(ServerContext server, long maxOutputBytes) {
         this.server = server;
         this.session = new ClientSession(!server.requiresPassword());
+        this.session.subscriber = this::push;
         this.maxOutputBytes = maxOutputBytes;
+    }
+
+    /** This handler's context, once added to its channel: where published messages go. */
+    private volatile ChannelHandlerContext context;
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        context = ctx;
+    }
+
+    /**
+     * Sends a published message after the replies encoded so far, on the connection's event loop
+     * (from another thread, as a task there: after the replies of the request that subscribed).
+     */
+    private void push(RedisMessage message) {
+        ChannelHandlerContext ctx = context;
+        if (ctx == null) {
+            ReferenceCountUtil.release(message);
+            return;
+        }
+        if (ctx.executor().inEventLoop()) {
+            deliver(ctx, message);
+            return;
+        }
+        try {
+            ctx.executor().execute(() -> deliver(ctx, message));
+        } catch (RejectedExecutionException e) {
+            ReferenceCountUtil.release(message); // the server is stopping
+        }
+    }
+
+    private void deliver(ChannelHandlerContext ctx, RedisMessage message) {
+        if (closing || ctx.isRemoved() || !ctx.channel().isActive()) {
+            ReferenceCountUtil.release(message);
+            return;
+        }
+        if (pending == null) {
+            pending = replyBuffer(ctx);
+        }
+        RespWriter.write(message, pending);
+        ctx.writeAndFlush(handOver(), unobserved(ctx));
+        closeIfOverOutputLimit(ctx, Math.min(maxOutputBytes, SUBSCRIBER_OUTPUT_BYTES));
+    }
+
+    /** Disconnects the client if it leaves more than {@code limit} bytes of replies unread. */
+    private void closeIfOverOutputLimit(ChannelHandlerContext ctx, long limit) {
+        long unsent = unsentBytes(ctx.channel());
+        if (unsent > limit && !closing) {
+            server.stats.outputBufferClosed.increment();
+            LOG.warn("closing {}: {} bytes of replies unread, over the client output buffer limit of {}",
+                    ctx.channel().remoteAddress(), unsent, limit);
+            closing = true;
+            ctx.close();
+        }
     }
 
     /** @return whether this connection must still log in (its requests are held to Redis's unauthenticated limits) */
@@ -207,14 +271,7 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
         }
         if (pending.readableBytes() >= BATCH_BYTES) {
             ctx.write(handOver(), unobserved(ctx)); // a long pipeline: hand over what is ready, flush at the end of the read
-            long unsent = unsentBytes(ctx.channel());
-            if (unsent > maxOutputBytes) {
-                server.stats.outputBufferClosed.increment();
-                LOG.warn("closing {}: {} bytes of replies unread, over the client output buffer limit of {}",
-                        ctx.channel().remoteAddress(), unsent, maxOutputBytes);
-                closing = true;
-                ctx.close();
-            }
+            closeIfOverOutputLimit(ctx, maxOutputBytes);
         }
     }
 
@@ -333,6 +390,8 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
             runDeferred(ctx);
         } catch (RuntimeException e) {
             LOG.warn("a request of closed connection {} failed", ctx.channel().remoteAddress(), e);
+        } finally {
+            PubSubCommands.endAll(server, session);
         }
         super.channelInactive(ctx);
     }
@@ -406,6 +465,7 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
 
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
+        PubSubCommands.endAll(server, session);
         if (pending != null) {
             pending.release();
             pending = null;

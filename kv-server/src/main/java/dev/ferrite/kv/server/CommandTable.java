@@ -13,7 +13,8 @@ import java.util.Set;
  * Every command the server knows, by lower-case name, and the dispatch of one request: lookup,
  * arity check (Redis's counts and errors), login check, run, count. The table is filled once by
  * the command classes ({@link ConnectionCommands}, {@link ServerCommands}, {@link StringCommands},
- * {@link ExpiryCommands}, {@link KeyCommands}); anything else gets Redis's unknown-command error.
+ * {@link ExpiryCommands}, {@link KeyCommands}, {@link PubSubCommands}...); anything else gets Redis's
+ * unknown-command error.
  *
  * <p>Thread-safe: the table is immutable after class initialisation; a session is used by its
  * channel's thread only.
@@ -74,7 +75,8 @@ final class CommandTable {
     /** Commands that name no key. */
     private static final Set<String> KEYLESS = Set.of("ping", "echo", "quit", "select", "auth", "hello", "client",
             "post", "host:", "keys", "scan", "randomkey", "time", "dbsize", "flushdb", "flushall", "command", "config", "info",
-            "function", "swapdb", "multi", "exec", "discard", "unwatch", "shutdown");
+            "function", "swapdb", "multi", "exec", "discard", "unwatch", "shutdown", "subscribe", "unsubscribe", "psubscribe",
+            "punsubscribe", "publish", "pubsub");
     /** Commands with other keys than their first argument; the rest have {@link Keys#FIRST}. */
     private static final Map<String, Keys> MORE_KEYS = Map.ofEntries(
             Map.entry("del", new Keys(1, -1, 1)), Map.entry("unlink", new Keys(1, -1, 1)),
@@ -207,6 +209,7 @@ final class CommandTable {
         KeyCommands.register(r);
         BitCommands.register(r);
         LcsCommand.register(r);
+        PubSubCommands.register(r);
         COMMANDS = Collections.unmodifiableList(all);
         SLOTS = new Command[Integer.highestOneBit(all.size() * 4)];
         for (Command c : all) {
@@ -301,6 +304,9 @@ final class CommandTable {
             stats.command(command.id()).rejected.increment();
         } else if (!session.authenticated && !command.beforeAuth()) {
             reply = NOAUTH;
+            stats.command(command.id()).rejected.increment();
+        } else if (session.subscriptions() > 0 && !PubSubCommands.allowedWhileSubscribed(command.name())) {
+            reply = PubSubCommands.notAllowed(command.name(), args);
             stats.command(command.id()).rejected.increment();
         } else if (session.queued != null && !TransactionCommands.runsInMulti(command.name())) {
             session.queued.add(args); // MULTI: run by EXEC

@@ -64,6 +64,9 @@ final class ConnectionCommands {
         if (a.length > 2) {
             return Replies.arity("ping");
         }
+        if (s.subscriptions() > 0) { // RESP2 in subscribed mode: a message-like array
+            return Replies.array(java.util.List.of(Replies.bulk("pong"), Replies.bulk(a.length == 2 ? a[1] : new byte[0])));
+        }
         return a.length == 2 ? Replies.bulk(a[1]) : Replies.PONG;
     }
 

@@ -127,6 +127,8 @@ final class InfoCommand {
             line(b, "expired_keys", st.expiredKeys.sum());
             line(b, "keyspace_hits", st.keyspaceHits.sum());
             line(b, "keyspace_misses", st.keyspaceMisses.sum());
+            line(b, "pubsub_channels", c.pubsub.channelCount());
+            line(b, "pubsub_patterns", c.pubsub.patternCount());
             line(b, "total_error_replies", st.errorReplies.sum());
             line(b, "protocol_errors", st.protocolErrors.sum());
             line(b, "cross_protocol_closed", st.crossProtocolClosed.sum());

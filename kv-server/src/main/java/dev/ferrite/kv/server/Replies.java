@@ -52,6 +52,18 @@ final class Replies {
         return new ArrayRedisMessage(items);
     }
 
+    /**
+     * Several replies to one request, written one after the other (SUBSCRIBE answers one per
+     * channel); inside EXEC's array they count as that many elements.
+     */
+    record Several(List<RedisMessage> replies) implements RedisMessage {
+    }
+
+    /** @return the replies as one reply of a request that gives several; one is given as itself */
+    static RedisMessage several(List<RedisMessage> replies) {
+        return replies.size() == 1 ? replies.get(0) : new Several(replies);
+    }
+
     static RedisMessage simple(String text) {
         return new SimpleStringRedisMessage(text);
     }

@@ -70,6 +70,14 @@ final class RespWriter {
             for (RedisMessage child : array.children()) {
                 encode(child, out);
             }
+        } else if (reply instanceof Replies.Several several) {
+            for (RedisMessage each : several.replies()) {
+                try {
+                    encode(each, out);
+                } finally {
+                    ReferenceCountUtil.release(each);
+                }
+            }
         } else if (reply instanceof ErrorLine.Reply quoting) {
             out.writeByte('-');
             out.writeBytes(quoting.line());

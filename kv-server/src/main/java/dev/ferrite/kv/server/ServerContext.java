@@ -21,6 +21,8 @@ final class ServerContext {
     /** Lets multi-entry commands run alone. */
     final CommandGate gate = new CommandGate();
     final ServerStats stats = new ServerStats();
+    /** Who listens on which channels and patterns. */
+    final PubSub pubsub = new PubSub();
     /** Milliseconds since the epoch when the server started. */
     final long startMillis = System.currentTimeMillis();
     /** When written data is forced to disk. */

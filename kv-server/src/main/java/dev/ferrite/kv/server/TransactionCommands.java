@@ -135,7 +135,12 @@ final class TransactionCommands {
             reply = CommandTable.journaled(c, s, entries, () -> {
                 List<RedisMessage> replies = new ArrayList<>(queue.size());
                 for (byte[][] request : queue) {
-                    replies.add(CommandTable.execute(c, s, request));
+                    RedisMessage one = CommandTable.execute(c, s, request);
+                    if (one instanceof Replies.Several several) {
+                        replies.addAll(several.replies());
+                    } else {
+                        replies.add(one);
+                    }
                 }
                 return Replies.array(replies);
             });
