@@ -35,6 +35,24 @@ final class ClientSession {
     /** Keys WATCHed with their stored values then (null: absent), or null if none. */
     java.util.List<TransactionCommands.Watched> watched;
 
+    /** Set by CLIENT REPLY OFF: no reply is sent (but subscription notices and messages) until ON. */
+    boolean repliesOff;
+    /** Set to 2 by CLIENT REPLY SKIP: the replies still to silence, its own and the next command's. */
+    int repliesToSkip;
+
+    /**
+     * Called once per request run (not per command inside EXEC), after it ran.
+     *
+     * @return whether its reply is to be dropped (CLIENT REPLY OFF or SKIP)
+     */
+    boolean silenced() {
+        if (repliesToSkip > 0) {
+            repliesToSkip--;
+            return true;
+        }
+        return repliesOff;
+    }
+
     /** The connection as a receiver of published messages; set once by its handler. */
     PubSub.Subscriber subscriber;
     /** The channels it listens on, in the order subscribed, or null before its first SUBSCRIBE. */

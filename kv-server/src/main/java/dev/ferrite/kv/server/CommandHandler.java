@@ -261,6 +261,13 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
             flushRepliesThenClose(ctx); // the replies of what came before; nothing after runs
             return;
         }
+        if (session.silenced() && !PubSubCommands.isSubscriptionCommand(args[0])) {
+            ReferenceCountUtil.release(reply); // CLIENT REPLY OFF or SKIP
+            if (session.quit) {
+                flushRepliesThenClose(ctx);
+            }
+            return;
+        }
         if (pending == null) {
             pending = replyBuffer(ctx);
         }

@@ -185,8 +185,34 @@ final class ConnectionCommands {
                 }
                 return Replies.OK;
             }
+            case "reply":
+                return a.length == 3 ? reply(s, a[2]) : Replies.arity("client|reply");
             default:
                 return Replies.unknownSubcommand(a[1], "CLIENT");
+        }
+    }
+
+    /**
+     * CLIENT REPLY ON | OFF | SKIP: OFF silences every reply from this one on, until ON (answered
+     * OK); SKIP silences its own and the next command's (nothing while OFF). Subscription notices
+     * and published messages are sent regardless, as in Redis 7.
+     */
+    private static RedisMessage reply(ClientSession s, byte[] mode) {
+        switch (Args.lower(mode)) {
+            case "on":
+                s.repliesOff = false;
+                s.repliesToSkip = 0;
+                return Replies.OK;
+            case "off":
+                s.repliesOff = true;
+                return Replies.OK; // silenced: OFF is on now
+            case "skip":
+                if (!s.repliesOff) {
+                    s.repliesToSkip = 2; // this reply and the next command's
+                }
+                return Replies.OK;
+            default:
+                return Replies.SYNTAX;
         }
     }
 

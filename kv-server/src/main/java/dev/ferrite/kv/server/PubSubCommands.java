@@ -33,6 +33,16 @@ final class PubSubCommands {
         r.add("pubsub", -2, PubSubCommands::pubsub);
     }
 
+    /**
+     * @param name a request's command name, in any case
+     * @return whether it is SUBSCRIBE, UNSUBSCRIBE, PSUBSCRIBE or PUNSUBSCRIBE, whose notices are
+     *         sent even while CLIENT REPLY silences replies
+     */
+    static boolean isSubscriptionCommand(byte[] name) {
+        CommandTable.Command c = CommandTable.lookup(name);
+        return c != null && c.name().endsWith("subscribe");
+    }
+
     /** @return whether a connection that listens on a channel or pattern may run the command (RESP2) */
     static boolean allowedWhileSubscribed(String command) {
         return WHILE_SUBSCRIBED.contains(command);

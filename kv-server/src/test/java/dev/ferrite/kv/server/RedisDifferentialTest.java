@@ -250,7 +250,13 @@ class RedisDifferentialTest {
                 "echo ''\r\n", "*1\r\n$4\r\nPING\r\n", "*abc\r\n", "*-1\r\n", "*0\r\n", "*1\r\n:5\r\n",
                 "*1\r\n$abc\r\n", "*1\r\n$-1\r\n", "*2\r\n$4\r\nECHO\r\n$3\r\nabc\r\n", "*1\r\n$536870913\r\n",
                 "*3\r\n$3\r\nSET\r\n$4\r\nraw2\r\n$0\r\n\r\nGET raw2\r\n", "*1\r\n$4\r\nping\r\nping\r\n", "ECHO\r\n",
-                "*1\r\n$0\r\n\r\n", "\"\"\r\n", "'' a\r\n", "GET raw3 \r\n", "\tGET\traw3\r\n", "get raw1 raw2\r\n"};
+                "*1\r\n$0\r\n\r\n", "\"\"\r\n", "'' a\r\n", "GET raw3 \r\n", "\tGET\traw3\r\n", "get raw1 raw2\r\n",
+                // CLIENT REPLY: silenced replies, and the notices a subscription still gets
+                "CLIENT REPLY OFF\r\nSET raw4 1\r\nGET raw4\r\nNOSUCH\r\nCLIENT REPLY ON\r\nGET raw4\r\n",
+                "CLIENT REPLY SKIP\r\nGET raw4\r\nPING\r\n", "CLIENT REPLY SKIP\r\nCLIENT REPLY SKIP\r\nPING\r\nPING\r\n",
+                "CLIENT REPLY OFF\r\nCLIENT REPLY SKIP\r\nPING\r\nCLIENT REPLY ON\r\nPING\r\n",
+                "CLIENT REPLY OFF\r\nSUBSCRIBE rc\r\nPING\r\nUNSUBSCRIBE rc\r\nCLIENT REPLY ON\r\n",
+                "CLIENT REPLY maybe\r\nCLIENT REPLY\r\nCLIENT REPLY ON extra\r\n"};
         for (String request : cases) {
             byte[] bytes = request.getBytes(StandardCharsets.ISO_8859_1);
             assertEquals(ReferencePair.exchange(servers.redisPort(), bytes, 10_000),
