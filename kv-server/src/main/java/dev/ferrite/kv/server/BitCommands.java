@@ -44,10 +44,12 @@ final class BitCommands {
         int mask = 1 << (7 - (int) (offset & 7));
         long now = System.currentTimeMillis();
         int[] old = {0};
+        byte[][] before = {null};
         map.compute(a[1], (k, stored) -> {
             if (stored != null) {
                 Keyspace.check(k, stored);
             }
+            before[0] = stored;
             byte[] current = Keyspace.liveAt(stored, now);
             int length = current == null ? 0 : current.length - ValueLayout.DATA;
             byte[] out = new byte[ValueLayout.DATA + Math.max(length, byteAt + 1)];
@@ -60,6 +62,7 @@ final class BitCommands {
             ValueLayout.setForm(out, ValueLayout.EDITED);
             return out;
         });
+        c.keyspace(s).wrote(a[1], before[0], now, KeyspaceEvents.STRING, "setbit");
         return Replies.integer(old[0]);
     }
 

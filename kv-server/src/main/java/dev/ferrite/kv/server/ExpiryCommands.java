@@ -99,12 +99,14 @@ final class ExpiryCommands {
         long at = absolute ? ms : now + ms;
         int conditions = flags;
         boolean[] changed = {false};
+        byte[][] before = {null};
         FerriteMap<byte[], byte[]> map = c.databases.ifOpen(s.db);
         if (map == null) {
             return Replies.ZERO; // no key exists in a database never written
         }
         map.computeIfPresent(a[1], (k, stored) -> {
             Keyspace.check(k, stored);
+            before[0] = stored;
             if (Keyspace.liveAt(stored, now) == null) {
                 return null;
             }
@@ -119,6 +121,12 @@ final class ExpiryCommands {
             ValueLayout.setExpireAt(copy, at);
             return copy;
         });
+        Keyspace ks = c.keyspace(s);
+        if (changed[0]) {
+            ks.emit(a[1], KeyspaceEvents.GENERIC, at <= now ? "del" : "expire");
+        } else {
+            ks.found(a[1], before[0], now);
+        }
         return Replies.integer(changed[0] ? 1 : 0);
     }
 
@@ -142,7 +150,9 @@ final class ExpiryCommands {
         }
         long now = System.currentTimeMillis();
         boolean[] changed = {false};
+        byte[][] before = {null};
         ks.writable().computeIfPresent(a[1], (k, stored) -> {
+            before[0] = stored;
             if (Keyspace.liveAt(stored, now) == null) {
                 return null;
             }
@@ -154,6 +164,11 @@ final class ExpiryCommands {
             ValueLayout.setExpireAt(copy, ValueLayout.NO_EXPIRY);
             return copy;
         });
+        if (changed[0]) {
+            ks.emit(a[1], KeyspaceEvents.GENERIC, "persist");
+        } else {
+            ks.found(a[1], before[0], now);
+        }
         return Replies.integer(changed[0] ? 1 : 0);
     }
 }

@@ -64,7 +64,21 @@ final class ExpiryReaper implements AutoCloseable {
         timer.scheduleWithFixedDelay(this::tick, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
     }
 
-    private void tick() {
+    /** Whether ticks do nothing (tests: as Redis's {@code DEBUG SET-ACTIVE-EXPIRE 0}); guarded by this. */
+    private boolean paused;
+
+    /**
+     * Stops or resumes active expiry; once this returns, no tick runs until resumed (tests compare
+     * lazy expiry with Redis's, whose active expiry they stop too).
+     */
+    synchronized void pause(boolean stop) {
+        paused = stop;
+    }
+
+    private synchronized void tick() {
+        if (paused) {
+            return;
+        }
         for (int db = 0; db < Databases.COUNT; db++) {
             int index = db;
             try {
@@ -119,6 +133,7 @@ final class ExpiryReaper implements AutoCloseable {
         for (byte[][] e : expired) {
             if (pass.map.remove(e[0], e[1])) {
                 server.stats.expiredKeys.increment();
+                server.events.emit(KeyspaceEvents.EXPIRED, "expired", db, e[0]);
             }
         }
         if (pass.cursor == 0) {

@@ -176,7 +176,7 @@ final class HttpApi extends SimpleChannelInboundHandler<FullHttpRequest> {
         if (key.length == 0) {
             throw new FerriteException("the key is empty");
         }
-        Keyspace ks = new Keyspace(server.databases, db, server.stats, !createInline);
+        Keyspace ks = new Keyspace(server.databases, db, server.stats, server.events, !createInline);
         if (method.equals(HttpMethod.GET) || method.equals(HttpMethod.HEAD)) {
             byte[] stored = ks.live(key);
             if (stored == null) {

@@ -80,11 +80,14 @@ final class KeyCommands {
         if (v == null) {
             return Replies.ZERO;
         }
-        Keyspace target = new Keyspace(c.databases, db, c.stats, !s.createInline);
+        Keyspace target = new Keyspace(c.databases, db, c.stats, c.events, !s.createInline);
         if (!replace && target.live(a[2]) != null) {
             return Replies.ZERO;
         }
-        target.writable().putBytes(a[2], v);
+        long now = System.currentTimeMillis();
+        target.found(a[2], target.writable().put(a[2], v), now); // an expired value replaced
+        target.emit(a[2], KeyspaceEvents.NEW, "new"); // as in Redis, a replaced key is made anew
+        target.emit(a[2], KeyspaceEvents.GENERIC, "copy_to");
         return Replies.ONE;
     }
 
@@ -106,12 +109,15 @@ final class KeyCommands {
         if (v == null) {
             return Replies.ZERO;
         }
-        Keyspace target = new Keyspace(c.databases, db, c.stats, !s.createInline);
+        Keyspace target = new Keyspace(c.databases, db, c.stats, c.events, !s.createInline);
         if (target.live(a[1]) != null) {
             return Replies.ZERO;
         }
         target.writable().putBytes(a[1], v);
         source.writable().removeBytes(a[1]);
+        target.emit(a[1], KeyspaceEvents.NEW, "new");
+        source.emit(a[1], KeyspaceEvents.GENERIC, "move_from");
+        target.emit(a[1], KeyspaceEvents.GENERIC, "move_to");
         return Replies.ONE;
     }
 
@@ -250,11 +256,18 @@ final class KeyCommands {
         byte[] match = pattern;
         boolean any = stringsOnly;
         List<RedisMessage> keys = new ArrayList<>();
+        List<byte[][]> expired = new ArrayList<>();
         long next = map.scan(cursor, count, (k, v) -> {
-            if (any && Keyspace.liveAt(v, now) != null && (match == null || Glob.matches(match, k))) {
+            if (Keyspace.liveAt(v, now) == null) {
+                expired.add(new byte[][] {k, v});
+            } else if (any && (match == null || Glob.matches(match, k))) {
                 keys.add(Replies.bulk(k));
             }
         });
+        Keyspace ks = c.keyspace(s);
+        for (byte[][] e : expired) {
+            ks.removeExpired(e[0], e[1]); // as Redis's SCAN does with the expired keys it meets
+        }
         return scanReply(next, keys);
     }
 
@@ -312,8 +325,11 @@ final class KeyCommands {
             return Replies.ZERO;
         }
         FerriteMap<byte[], byte[]> map = ks.writable(); // it exists: it holds the key
-        map.putBytes(a[2], v);
+        ks.found(a[2], map.put(a[2], v), System.currentTimeMillis()); // an expired value replaced
         map.removeBytes(a[1]);
+        ks.emit(a[2], KeyspaceEvents.NEW, "new"); // as in Redis, the new name is made anew
+        ks.emit(a[1], KeyspaceEvents.GENERIC, "rename_from");
+        ks.emit(a[2], KeyspaceEvents.GENERIC, "rename_to");
         return onlyIfAbsent ? Replies.ONE : Replies.OK;
     }
 }

@@ -8,8 +8,10 @@ import dev.ferrite.kv.FerriteMap;
  * Reads and writes of Redis strings in one database with their expiry ({@link ValueLayout}): an
  * expired key is never returned and is removed when met. Every read-modify-write is one atomic
  * {@link FerriteMap#compute} on the key, in every thread and process; a write that a condition
- * forbids (SET NX on a live key) is decided by a read first and does not touch the map.
- * Thread-safe.
+ * forbids (SET NX on a live key) is decided by a read first and does not touch the map. What a
+ * read or write did to a key is published as Redis's keyspace events ({@link KeyspaceEvents}):
+ * {@code expired} for an expired value met and removed, then {@code new} for a key created, then
+ * the command's own event. Thread-safe.
  */
 final class Keyspace {
 
@@ -19,19 +21,22 @@ final class Keyspace {
     private final Databases databases;
     private final int db;
     private final ServerStats stats;
+    private final KeyspaceEvents events;
     private final boolean deferCreation;
 
     /**
      * @param databases the server's databases
      * @param db        the index of this keyspace's database, 0 to {@link Databases#COUNT} - 1
      * @param stats     where hits, misses and expired keys are counted
+     * @param events    where changes of keys are published
      * @param deferCreation whether a write to a database that does not exist yet throws
      *                  {@link DatabaseCreating} (on an event loop) instead of creating it in place
      */
-    Keyspace(Databases databases, int db, ServerStats stats, boolean deferCreation) {
+    Keyspace(Databases databases, int db, ServerStats stats, KeyspaceEvents events, boolean deferCreation) {
         this.databases = databases;
         this.db = db;
         this.stats = stats;
+        this.events = events;
         this.deferCreation = deferCreation;
     }
 
@@ -64,14 +69,25 @@ final class Keyspace {
         }
         check(key, stored);
         if (ValueLayout.expired(stored, System.currentTimeMillis())) {
-            if (map.remove(key, stored)) {
-                stats.expiredKeys.increment();
-            }
+            removeExpired(key, stored);
             stats.keyspaceMisses.increment();
             return null;
         }
         stats.keyspaceHits.increment();
         return stored;
+    }
+
+    /**
+     * Removes a key's expired value, if it is still the one stored, and publishes {@code expired}.
+     *
+     * @param stored the expired value read
+     */
+    void removeExpired(byte[] key, byte[] stored) {
+        FerriteMap<byte[], byte[]> map = existing();
+        if (map != null && map.remove(key, stored)) {
+            stats.expiredKeys.increment();
+            events.emit(KeyspaceEvents.EXPIRED, "expired", db, key);
+        }
     }
 
     /** Marks a value read in place that has expired (compared by identity). */
@@ -143,8 +159,10 @@ final class Keyspace {
         if (condition == Condition.XX && existing() == null) {
             return false; // no key exists in a database never written (and oldOut[0] stays null)
         }
-        if (condition == Condition.ALWAYS && oldOut == null && !keepTtl) {
+        if (condition == Condition.ALWAYS && oldOut == null && !keepTtl
+                && !events.on(KeyspaceEvents.NEW | KeyspaceEvents.EXPIRED)) {
             writable().putBytes(key, ValueLayout.encode(expireAt, data)); // a blind write: no read of the old value
+            stored(key, null, expireAt, true, 0); // no old value read: no expired or new event is on
             return true;
         }
         if (condition != Condition.ALWAYS && oldOut == null) {
@@ -157,10 +175,12 @@ final class Keyspace {
         long now = System.currentTimeMillis();
         boolean[] written = {false};
         byte[][] old = {null};
+        byte[][] before = {null};
         writable().compute(key, (k, stored) -> {
             if (stored != null) {
                 check(k, stored);
             }
+            before[0] = stored;
             byte[] current = liveAt(stored, now);
             old[0] = current;
             if (condition == Condition.NX && current != null || condition == Condition.XX && current == null) {
@@ -173,11 +193,65 @@ final class Keyspace {
         if (oldOut != null) {
             oldOut[0] = old[0];
         }
+        stored(key, before[0], keepTtl ? ValueLayout.NO_EXPIRY : expireAt, written[0], now);
         return written[0];
     }
 
+    /** Publishes what a SET-like write did: expired, new, set, and expire if it gave an expiry. */
+    private void stored(byte[] key, byte[] before, long expireAt, boolean written, long now) {
+        if (!written) {
+            found(key, before, now);
+            return;
+        }
+        wrote(key, before, now, KeyspaceEvents.STRING, "set");
+        if (expireAt != ValueLayout.NO_EXPIRY) {
+            events.emit(KeyspaceEvents.GENERIC, "expire", db, key);
+        }
+    }
+
     /**
-     * Removes a key.
+     * Publishes that a command met a key's stored value and changed nothing else: {@code expired} if
+     * the value had expired (the command's write removed it).
+     *
+     * @param before the stored value found (null: none)
+     * @param now    the time the command judged expiry by
+     */
+    void found(byte[] key, byte[] before, long now) {
+        if (before != null && ValueLayout.expired(before, now)) {
+            stats.expiredKeys.increment();
+            events.emit(KeyspaceEvents.EXPIRED, "expired", db, key);
+        }
+    }
+
+    /**
+     * Publishes a write of a key: {@code expired} if the value found had expired, {@code new} if
+     * there was no live value, then the command's event.
+     *
+     * @param before the stored value found (null: none)
+     * @param now    the time the command judged expiry by
+     * @param type   the event's class
+     * @param event  the event's name
+     */
+    void wrote(byte[] key, byte[] before, long now, int type, String event) {
+        found(key, before, now);
+        if (liveAt(before, now) == null) {
+            events.emit(KeyspaceEvents.NEW, "new", db, key);
+        }
+        events.emit(type, event, db, key);
+    }
+
+    /**
+     * Publishes an event of a key in this keyspace's database.
+     *
+     * @param type  the event's class
+     * @param event the event's name
+     */
+    void emit(byte[] key, int type, String event) {
+        events.emit(type, event, db, key);
+    }
+
+    /**
+     * Removes a key (published as {@code del}, or {@code expired} if its value had expired).
      *
      * @return the removed value if it was live, else null
      */
@@ -189,8 +263,10 @@ final class Keyspace {
         }
         if (removed.length >= ValueLayout.DATA && ValueLayout.expired(removed, System.currentTimeMillis())) {
             stats.expiredKeys.increment();
+            events.emit(KeyspaceEvents.EXPIRED, "expired", db, key);
             return null;
         }
+        events.emit(KeyspaceEvents.GENERIC, "del", db, key);
         return removed;
     }
 }

@@ -23,6 +23,8 @@ final class ServerContext {
     final ServerStats stats = new ServerStats();
     /** Who listens on which channels and patterns. */
     final PubSub pubsub = new PubSub();
+    /** Keyspace notifications, published through {@link #pubsub}; off until CONFIG SET enables them. */
+    final KeyspaceEvents events = new KeyspaceEvents(pubsub);
     /** Milliseconds since the epoch when the server started. */
     final long startMillis = System.currentTimeMillis();
     /** When written data is forced to disk. */
@@ -52,6 +54,7 @@ final class ServerContext {
         this.password = password == null ? null : password.getBytes(StandardCharsets.UTF_8);
         LinkedHashMap<String, String> all = new LinkedHashMap<>(settings);
         ENCODING_THRESHOLDS.forEach(all::putIfAbsent);
+        all.putIfAbsent(NOTIFY_KEYSPACE_EVENTS, "");
         this.settings = Collections.synchronizedMap(all);
     }
 
@@ -71,6 +74,9 @@ final class ServerContext {
      * @return why CONFIG SET may not give {@code name} (a known setting) that value, or null if it may
      */
     String checkSetting(String name, String value) {
+        if (name.equals(NOTIFY_KEYSPACE_EVENTS)) {
+            return KeyspaceEvents.parse(value) < 0 ? "Invalid event class character. Use 'Ag$lshzxeKEtmdn'." : null;
+        }
         if (!ENCODING_THRESHOLDS.containsKey(name)) {
             return "can't set immutable config";
         }
@@ -84,12 +90,21 @@ final class ServerContext {
 
     /** Sets a setting {@link #checkSetting} allowed. */
     void applySetting(String name, String value) {
+        if (name.equals(NOTIFY_KEYSPACE_EVENTS)) {
+            int flags = KeyspaceEvents.parse(value);
+            events.enable(flags);
+            settings.put(name, KeyspaceEvents.format(flags));
+            return;
+        }
         settings.put(name, value);
     }
 
+    /** The setting of {@link KeyspaceEvents}, by Redis's name. */
+    static final String NOTIFY_KEYSPACE_EVENTS = "notify-keyspace-events";
+
     /** @return the keyspace of the session's selected database (its creation deferred, see {@link #writable}) */
     Keyspace keyspace(ClientSession session) {
-        return new Keyspace(databases, session.db, stats, !session.createInline);
+        return new Keyspace(databases, session.db, stats, events, !session.createInline);
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.ferrite.kv.server;
 import dev.ferrite.Segment;
 import dev.ferrite.kv.FerriteMap;
 import dev.ferrite.kv.ValueUpdater;
+import io.netty.handler.codec.redis.IntegerRedisMessage;
 import io.netty.handler.codec.redis.RedisMessage;
 
 import java.nio.charset.StandardCharsets;
@@ -157,8 +158,10 @@ final class StringCommands {
         }
         long expireAt = newAt;
         byte[][] value = {null};
+        byte[][] before = {null};
         ks.writable().computeIfPresent(a[1], (k, stored) -> {
             Keyspace.check(k, stored);
+            before[0] = stored;
             byte[] current = Keyspace.liveAt(stored, now);
             if (current == null) {
                 return null;
@@ -174,6 +177,13 @@ final class StringCommands {
             ValueLayout.setExpireAt(copy, expireAt);
             return copy;
         });
+        if (value[0] == null) {
+            ks.found(a[1], before[0], now);
+        } else if (expireAt != ValueLayout.NO_EXPIRY) {
+            ks.emit(a[1], KeyspaceEvents.GENERIC, expireAt <= now ? "del" : "expire");
+        } else if (ValueLayout.expireAt(value[0]) != ValueLayout.NO_EXPIRY) {
+            ks.emit(a[1], KeyspaceEvents.GENERIC, "persist");
+        }
         return data(value[0]);
     }
 
@@ -210,7 +220,10 @@ final class StringCommands {
         }
         FerriteMap<byte[], byte[]> map = ks.writable();
         for (int i = 1; i < a.length; i += 2) {
-            map.putBytes(a[i], ValueLayout.encode(ValueLayout.NO_EXPIRY, a[i + 1]));
+            if (map.putBytes(a[i], ValueLayout.encode(ValueLayout.NO_EXPIRY, a[i + 1]))) {
+                ks.emit(a[i], KeyspaceEvents.NEW, "new"); // not for a key named twice
+            }
+            ks.emit(a[i], KeyspaceEvents.STRING, "set");
         }
         return Replies.ONE;
     }
@@ -236,18 +249,25 @@ final class StringCommands {
         FerriteMap<byte[], byte[]> map = c.writable(s);
         InPlaceIncrement inPlace = new InPlaceIncrement(delta);
         byte[] initial = delta == 1 ? STORED_ONE : delta == -1 ? STORED_MINUS_ONE : counter(delta);
+        Keyspace ks = c.keyspace(s);
         if (!map.updateValueOrPut(key, inPlace, initial)) {
+            ks.wrote(key, null, 0, KeyspaceEvents.STRING, "incrby");
             return Replies.integer(delta);
         }
         if (inPlace.reply != null) {
+            if (inPlace.reply instanceof IntegerRedisMessage) {
+                ks.emit(key, KeyspaceEvents.STRING, "incrby");
+            }
             return inPlace.reply;
         }
         RedisMessage[] reply = {null};
+        byte[][] before = {null};
         long now = System.currentTimeMillis();
         map.compute(key, (k, stored) -> {
             if (stored != null) {
                 Keyspace.check(k, stored);
             }
+            before[0] = stored;
             byte[] current = Keyspace.liveAt(stored, now);
             long value = 0;
             if (current != null) {
@@ -267,7 +287,17 @@ final class StringCommands {
             long at = current == null ? ValueLayout.NO_EXPIRY : ValueLayout.expireAt(current);
             return ValueLayout.encode(at, Long.toString(next).getBytes(StandardCharsets.US_ASCII));
         });
+        published(ks, key, before[0], now, !Replies.isError(reply[0]), "incrby");
         return reply[0];
+    }
+
+    /** Publishes a read-modify-write of a string: its event if it wrote, else only an expired value it met. */
+    private static void published(Keyspace ks, byte[] key, byte[] before, long now, boolean wrote, String event) {
+        if (wrote) {
+            ks.wrote(key, before, now, KeyspaceEvents.STRING, event);
+        } else {
+            ks.found(key, before, now);
+        }
     }
 
     /** @return a counter's stored form: no expiry, the number in decimal */
@@ -342,10 +372,12 @@ final class StringCommands {
         }
         long now = System.currentTimeMillis();
         RedisMessage[] reply = {null};
+        byte[][] before = {null};
         c.writable(s).compute(a[1], (k, stored) -> {
             if (stored != null) {
                 Keyspace.check(k, stored);
             }
+            before[0] = stored;
             byte[] current = Keyspace.liveAt(stored, now);
             LongDouble.Value value = current == null ? LongDouble.ZERO : LongDouble.parse(ValueLayout.data(current));
             if (value == null) {
@@ -363,6 +395,7 @@ final class StringCommands {
             ValueLayout.setForm(out, ValueLayout.TEXT);
             return out;
         });
+        published(c.keyspace(s), a[1], before[0], now, !Replies.isError(reply[0]), "incrbyfloat");
         return reply[0];
     }
 
@@ -375,10 +408,12 @@ final class StringCommands {
         long[] length = {0};
         FerriteMap<byte[], byte[]> map = c.writable(s);
         long maxLength = map.maxValueSize() - ValueLayout.DATA;
+        byte[][] before = {null};
         map.compute(a[1], (k, stored) -> {
             if (stored != null) {
                 Keyspace.check(k, stored);
             }
+            before[0] = stored;
             byte[] current = Keyspace.liveAt(stored, now);
             int oldLength = current == null ? 0 : current.length - ValueLayout.DATA;
             if ((long) oldLength + a[2].length > maxLength) {
@@ -396,6 +431,7 @@ final class StringCommands {
             }
             return joined;
         });
+        published(c.keyspace(s), a[1], before[0], now, length[0] >= 0, "append");
         return length[0] < 0 ? TOO_BIG : Replies.integer(length[0]);
     }
 
@@ -444,10 +480,12 @@ final class StringCommands {
         long now = System.currentTimeMillis();
         long[] length = {0};
         int at = (int) (long) offset;
+        byte[][] before = {null};
         map.compute(a[1], (k, stored) -> {
             if (stored != null) {
                 Keyspace.check(k, stored);
             }
+            before[0] = stored;
             byte[] current = Keyspace.liveAt(stored, now);
             int oldLength = current == null ? 0 : current.length - ValueLayout.DATA;
             int newLength = Math.max(oldLength, at + patch.length);
@@ -460,6 +498,7 @@ final class StringCommands {
             length[0] = newLength;
             return out;
         });
+        published(c.keyspace(s), a[1], before[0], now, true, "setrange");
         return Replies.integer(length[0]);
     }
 }

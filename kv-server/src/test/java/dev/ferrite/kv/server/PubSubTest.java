@@ -17,8 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Publish/subscribe beyond what Redis's {@code unit/pubsub} checks: order across event loops, the end
- * of a closed connection's subscriptions, a subscriber that never reads, SUBSCRIBE inside EXEC, and
- * Jedis's subscriber API unchanged.
+ * of a closed connection's subscriptions, a subscriber that never reads, SUBSCRIBE inside EXEC,
+ * Jedis's subscriber API unchanged, and keyspace events of writes made over HTTP.
  */
 class PubSubTest extends ServerFixture {
 
@@ -144,6 +144,25 @@ class PubSubTest extends ServerFixture {
             t.join(10_000);
             assertEquals(List.of("news.sport=goal", "news.*:news.sport=goal"), got);
             assertEquals(0L, pub.publish("news.sport", "late"));
+        }
+    }
+
+    @Test
+    void writesOverHttpPublishKeyspaceEventsToRespSubscribers() throws Exception {
+        startServer(b -> b.httpPort(0));
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        try (RespClient admin = new RespClient(server.port()); RespClient sub = new RespClient(server.port())) {
+            assertEquals("OK", admin.call("CONFIG", "SET", "notify-keyspace-events", "KEA"));
+            assertEquals(List.of("psubscribe", "__keyspace@0__:*", 1L), sub.call("PSUBSCRIBE", "__keyspace@0__:*"));
+            for (String method : new String[] {"PUT", "DELETE"}) {
+                java.net.http.HttpRequest r = java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create("http://127.0.0.1:" + server.httpPort() + "/v1/kv/0/web"))
+                        .method(method, method.equals("PUT") ? java.net.http.HttpRequest.BodyPublishers.ofString("v")
+                                : java.net.http.HttpRequest.BodyPublishers.noBody()).build();
+                assertTrue(http.send(r, java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode() < 300);
+            }
+            assertEquals(List.of("pmessage", "__keyspace@0__:*", "__keyspace@0__:web", "set"), sub.read());
+            assertEquals(List.of("pmessage", "__keyspace@0__:*", "__keyspace@0__:web", "del"), sub.read());
         }
     }
 

@@ -39,7 +39,8 @@ final class RealRedis implements AutoCloseable {
             port = probe.getLocalPort();
         }
         List<String> command = new ArrayList<>(List.of(binary, "--port", Integer.toString(port), "--bind", "127.0.0.1",
-                "--save", "", "--appendonly", "no", "--dir", dir.toString(), "--daemonize", "no"));
+                "--save", "", "--appendonly", "no", "--dir", dir.toString(), "--daemonize", "no",
+                "--enable-debug-command", "local")); // DEBUG SET-ACTIVE-EXPIRE, from this host only
         if (password != null) {
             command.addAll(List.of("--requirepass", password));
         }

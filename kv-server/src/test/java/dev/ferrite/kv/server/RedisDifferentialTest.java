@@ -164,6 +164,111 @@ class RedisDifferentialTest {
         }
     }
 
+    /**
+     * Keyspace notifications: with every class of event on ({@code KEAn}), the same random commands
+     * publish the same events in the same order on both servers, read by a subscriber of each up
+     * to a marker published after every command (a whole SCAN's expired keys in any order).
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("seeds")
+    void randomCommandsPublishTheKeyspaceEventsRedisDoes(long seed) throws Exception {
+        Commands commands = new Commands(new Random(seed * 31 + 7));
+        try (RespClient r = new RespClient(servers.redisPort()); RespClient f = new RespClient(servers.ferritePort());
+             RespClient rs = new RespClient(servers.redisPort()); RespClient fs = new RespClient(servers.ferritePort())) {
+            for (RespClient c : List.of(r, f)) {
+                c.call("FLUSHALL");
+                assertEquals("OK", c.call("CONFIG", "SET", "notify-keyspace-events", "KEAn"));
+            }
+            for (RespClient sub : List.of(rs, fs)) {
+                assertEquals(List.of("psubscribe", "__key*", 1L), sub.call("PSUBSCRIBE", "__key*"));
+            }
+            try {
+                for (int i = 0; i < 500; i++) {
+                    String[] command = commands.next();
+                    call(r, command);
+                    call(f, command);
+                    List<String> expected = eventsOf(r, rs, command);
+                    List<String> actual = eventsOf(f, fs, command);
+                    assertEquals(expected, actual, "seed " + seed + ", command " + i + ": "
+                            + String.join(" ", quoted(command)));
+                }
+            } finally {
+                for (RespClient c : List.of(r, f)) {
+                    c.call("CONFIG", "SET", "notify-keyspace-events", "");
+                }
+            }
+        }
+    }
+
+    /**
+     * Keyspace notifications of keys that have expired but are still stored (set with a time long
+     * past), met by every kind of command: each publishes what Redis publishes, in Redis's order.
+     */
+    @Test
+    void expiredKeysMetByCommandsPublishTheEventsRedisDoes() throws Exception {
+        String[] verbs = {"GET e", "INCR e", "INCRBYFLOAT e 1.5", "APPEND e x", "SETRANGE e 2 x", "SETBIT e 3 1",
+            "SET e w", "SET e w NX", "SET e w XX", "SET e w GET", "SET e w KEEPTTL", "SETNX e w", "GETSET e w",
+            "GETDEL e", "GETEX e PERSIST", "GETEX e EX 100", "MSET e w", "MSETNX e w", "DEL e", "EXISTS e", "TYPE e",
+            "TTL e", "PERSIST e", "EXPIRE e 100", "EXPIRE e 100 NX", "RENAME e q", "RENAME a e", "RENAMENX a e",
+            "COPY a e", "COPY a e REPLACE", "COPY e q", "MOVE e 1", "MOVE a 1", "STRLEN e", "GETRANGE e 0 1",
+            "SCAN* MATCH e", "KEYS e", "EXPIRE e 0", "SET e w PXAT 1", "SETEX e 100 w"};
+        try (RespClient r = new RespClient(servers.redisPort()); RespClient f = new RespClient(servers.ferritePort());
+             RespClient rs = new RespClient(servers.redisPort()); RespClient fs = new RespClient(servers.ferritePort())) {
+            for (RespClient c : List.of(r, f)) {
+                c.call("FLUSHALL");
+                assertEquals("OK", c.call("CONFIG", "SET", "notify-keyspace-events", "KEAn"));
+            }
+            for (RespClient sub : List.of(rs, fs)) {
+                sub.call("PSUBSCRIBE", "__key*");
+            }
+            // Only the commands expire keys here: no active expiry on either side.
+            assertEquals("OK", r.call("DEBUG", "SET-ACTIVE-EXPIRE", "0"));
+            servers.ferrite().expiryReaper().pause(true);
+            try {
+                for (String verb : verbs) {
+                    for (String setup : new String[] {"SET e v PXAT 1", "SET a v", "SELECT 1", "SET e v PXAT 1", "SET a v PXAT 1",
+                        "SELECT 0"}) {
+                        r.call(split(setup));
+                        f.call(split(setup));
+                    }
+                    eventsOf(r, rs, new String[] {"setup"});
+                    eventsOf(f, fs, new String[] {"setup"});
+                    String[] command = split(verb);
+                    Object expectedReply = call(r, command);
+                    Object actualReply = call(f, command);
+                    assertEquals(expectedReply, actualReply, verb);
+                    assertEquals(eventsOf(r, rs, command), eventsOf(f, fs, command), verb);
+                    for (RespClient c : List.of(r, f)) {
+                        c.call("FLUSHALL");
+                    }
+                }
+            } finally {
+                r.call("DEBUG", "SET-ACTIVE-EXPIRE", "1");
+                servers.ferrite().expiryReaper().pause(false);
+                for (RespClient c : List.of(r, f)) {
+                    c.call("CONFIG", "SET", "notify-keyspace-events", "");
+                }
+            }
+        }
+    }
+
+    /** @return the events a subscriber got for the command just run, up to a marker published now */
+    private static List<String> eventsOf(RespClient client, RespClient subscriber, String[] command) throws Exception {
+        client.call("PUBLISH", "__key-marker__", "end");
+        List<String> events = new ArrayList<>();
+        while (true) {
+            List<?> m = (List<?>) subscriber.read();
+            if (m.get(2).equals("__key-marker__")) {
+                break;
+            }
+            events.add(m.get(2) + " " + m.get(3));
+        }
+        if (command[0].equals("SCAN*")) {
+            events.sort(null); // the expired keys a scan met, in each server's own order
+        }
+        return events;
+    }
+
     /** Every database a sequence used holds the same keys and values on both servers. */
     private static void assertKeyspacesAlike(RespClient r, RespClient f, String what) throws Exception {
         String[] keys = {"KEYS", "*"};

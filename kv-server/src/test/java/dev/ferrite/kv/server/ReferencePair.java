@@ -51,6 +51,11 @@ final class ReferencePair implements AutoCloseable {
         return redis.port();
     }
 
+    /** @return the Ferrite server */
+    KvServer ferrite() {
+        return ferrite;
+    }
+
     /** @return Ferrite's RESP port */
     int ferritePort() {
         return ferrite.port();
