@@ -246,10 +246,10 @@ final class StringCommands {
      * a digit more or less) a compute decides and rewrites the value.
      */
     private static RedisMessage incrBy(ServerContext c, ClientSession s, byte[] key, long delta) {
-        FerriteMap<byte[], byte[]> map = c.writable(s);
+        Keyspace ks = c.keyspace(s);
+        FerriteMap<byte[], byte[]> map = ks.writable();
         InPlaceIncrement inPlace = new InPlaceIncrement(delta);
         byte[] initial = delta == 1 ? STORED_ONE : delta == -1 ? STORED_MINUS_ONE : counter(delta);
-        Keyspace ks = c.keyspace(s);
         if (!map.updateValueOrPut(key, inPlace, initial)) {
             ks.wrote(key, null, 0, KeyspaceEvents.STRING, "incrby");
             return Replies.integer(delta);

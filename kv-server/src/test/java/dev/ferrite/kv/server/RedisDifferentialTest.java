@@ -175,13 +175,7 @@ class RedisDifferentialTest {
         Commands commands = new Commands(new Random(seed * 31 + 7));
         try (RespClient r = new RespClient(servers.redisPort()); RespClient f = new RespClient(servers.ferritePort());
              RespClient rs = new RespClient(servers.redisPort()); RespClient fs = new RespClient(servers.ferritePort())) {
-            for (RespClient c : List.of(r, f)) {
-                c.call("FLUSHALL");
-                assertEquals("OK", c.call("CONFIG", "SET", "notify-keyspace-events", "KEAn"));
-            }
-            for (RespClient sub : List.of(rs, fs)) {
-                assertEquals(List.of("psubscribe", "__key*", 1L), sub.call("PSUBSCRIBE", "__key*"));
-            }
+            listenToKeyspaceEvents(r, f, rs, fs);
             try {
                 for (int i = 0; i < 500; i++) {
                     String[] command = commands.next();
@@ -193,9 +187,7 @@ class RedisDifferentialTest {
                             + String.join(" ", quoted(command)));
                 }
             } finally {
-                for (RespClient c : List.of(r, f)) {
-                    c.call("CONFIG", "SET", "notify-keyspace-events", "");
-                }
+                stopKeyspaceEvents(r, f);
             }
         }
     }
@@ -214,13 +206,7 @@ class RedisDifferentialTest {
             "SCAN* MATCH e", "KEYS e", "EXPIRE e 0", "SET e w PXAT 1", "SETEX e 100 w"};
         try (RespClient r = new RespClient(servers.redisPort()); RespClient f = new RespClient(servers.ferritePort());
              RespClient rs = new RespClient(servers.redisPort()); RespClient fs = new RespClient(servers.ferritePort())) {
-            for (RespClient c : List.of(r, f)) {
-                c.call("FLUSHALL");
-                assertEquals("OK", c.call("CONFIG", "SET", "notify-keyspace-events", "KEAn"));
-            }
-            for (RespClient sub : List.of(rs, fs)) {
-                sub.call("PSUBSCRIBE", "__key*");
-            }
+            listenToKeyspaceEvents(r, f, rs, fs);
             // Only the commands expire keys here: no active expiry on either side.
             assertEquals("OK", r.call("DEBUG", "SET-ACTIVE-EXPIRE", "0"));
             servers.ferrite().expiryReaper().pause(true);
@@ -245,10 +231,27 @@ class RedisDifferentialTest {
             } finally {
                 r.call("DEBUG", "SET-ACTIVE-EXPIRE", "1");
                 servers.ferrite().expiryReaper().pause(false);
-                for (RespClient c : List.of(r, f)) {
-                    c.call("CONFIG", "SET", "notify-keyspace-events", "");
-                }
+                stopKeyspaceEvents(r, f);
             }
+        }
+    }
+
+    /** Empties both servers, turns every keyspace event on and subscribes {@code rs} and {@code fs} to them all. */
+    private static void listenToKeyspaceEvents(RespClient r, RespClient f, RespClient rs, RespClient fs)
+            throws Exception {
+        for (RespClient c : List.of(r, f)) {
+            c.call("FLUSHALL");
+            assertEquals("OK", c.call("CONFIG", "SET", "notify-keyspace-events", "KEAn"));
+        }
+        for (RespClient sub : List.of(rs, fs)) {
+            assertEquals(List.of("psubscribe", "__key*", 1L), sub.call("PSUBSCRIBE", "__key*"));
+        }
+    }
+
+    /** Turns keyspace events off on both servers, as the other tests expect them. */
+    private static void stopKeyspaceEvents(RespClient r, RespClient f) throws Exception {
+        for (RespClient c : List.of(r, f)) {
+            c.call("CONFIG", "SET", "notify-keyspace-events", "");
         }
     }
 
