@@ -81,6 +81,15 @@ public interface Codec<T> {
         return Codecs.LONG;
     }
 
+    /**
+     * @return {@code Long} as 8 big-endian bytes with the sign bit flipped, so that the order of
+     *         the bytes (unsigned, lexicographic) is the order of the numbers: the key codec of a
+     *         {@link FerriteSortedMap} of longs
+     */
+    static Codec<Long> int64Ordered() {
+        return Codecs.LONG_ORDERED;
+    }
+
     /** @return {@code Integer} as 4 little-endian bytes */
     static Codec<Integer> int32() {
         return Codecs.INT;

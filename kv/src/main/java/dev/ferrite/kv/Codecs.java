@@ -85,6 +85,19 @@ final class Codecs {
         }
     };
 
+    /** Big-endian with the sign bit flipped: unsigned byte order is numeric order (sorted map keys). */
+    static final Codec<Long> LONG_ORDERED = new Fixed<>(Long.BYTES, "Long", "int64-ordered") {
+        @Override
+        public void encode(Long value, ByteBuffer dst) {
+            dst.putLong(Long.reverseBytes(value ^ Long.MIN_VALUE));
+        }
+
+        @Override
+        Long read(ByteBuffer src) {
+            return Long.reverseBytes(src.getLong()) ^ Long.MIN_VALUE;
+        }
+    };
+
     static final Codec<Integer> INT = new Fixed<>(Integer.BYTES, "Integer", "int32") {
         @Override
         public void encode(Integer value, ByteBuffer dst) {

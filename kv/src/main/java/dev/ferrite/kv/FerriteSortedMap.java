@@ -1,0 +1,144 @@
+package dev.ferrite.kv;
+
+import dev.ferrite.ChunkPool;
+import dev.ferrite.FerriteException;
+
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A sorted map whose entries live off the heap, in pages of a Ferrite pool: a
+ * {@code ConcurrentNavigableMap} ordered by its keys' bytes (unsigned, lexicographic: for
+ * {@link Codec#utf8()} that is code point order, for {@link Codec#int64Ordered()} numeric order),
+ * persistent in a file pool, shared in RAM in an shm pool, process-local in an anonymous one.
+ * Several processes may open one map and read and write it at once; a write is visible to all
+ * when the call returns, and the atomic methods ({@code putIfAbsent}, both {@code replace}s,
+ * {@code remove(key, value)}, {@code compute*}, {@code merge}, {@code poll*}) are atomic across
+ * threads and processes.
+ *
+ * <p>It is a copy-on-write B+tree whose branches count the entries under each child: a read takes
+ * no lock and writes nothing to shared memory, and sees the map as one writer left it (reads are
+ * never torn); one writer at a time, of any process, changes it, copying the pages on its path and
+ * publishing the new root with one store. A process killed at any instant costs only its
+ * unfinished call: the map stays as the last finished one left it, and the next writer takes over
+ * the dead one's lock and finds the pages it held. Sizes, ranks ({@link #countBelow}) and entries
+ * by position ({@link #entryAt}) take O(log n), also on sub-map views.
+ *
+ * <p>Keys and values go through {@link Codec}s; keys of up to a quarter of a page (1,001 bytes at
+ * the default 4 KiB), values of up to 512 MiB. Values are compared by their bytes
+ * ({@code remove(key, value)}, {@code replace(key, old, new)}). Null keys and values are refused
+ * with {@code NullPointerException}. Views, sub-maps and iterators are live; iterators are weakly
+ * consistent, as {@code ConcurrentSkipListMap}'s (each reads a leaf at a time, as it was at one
+ * instant), and their entries do not support {@code setValue}.
+ *
+ * <p>Thread-safe. Made by {@link #builder(Codec, Codec)}; close it when done (closing the pool it
+ * made, if it made one). Operations on a closed map, or on its views, throw
+ * {@link dev.ferrite.SegmentClosedException}.
+ *
+ * @param <K> the key type
+ * @param <V> the value type
+ */
+public final class FerriteSortedMap<K, V> extends SortedView<K, V> implements AutoCloseable {
+
+    private final SortedStore store;
+    private final ChunkPool ownPool;
+
+    FerriteSortedMap(SortedStore store, Codec<K> keyCodec, Codec<V> valueCodec, ChunkPool ownPool) {
+        super(new SortedCoding<>(store, keyCodec, valueCodec), null, false, null, false, false);
+        this.store = store;
+        this.ownPool = ownPool;
+    }
+
+    /**
+     * @param keyCodec   the keys' codec: the map's order is its bytes' order
+     * @param valueCodec the values' codec
+     * @param <K>        the key type
+     * @param <V>        the value type
+     * @return a builder
+     * @throws FerriteException if the key codec is one of the little-endian number codecs, whose
+     *                          bytes do not sort as their numbers (use {@link Codec#int64Ordered()})
+     */
+    public static <K, V> FerriteSortedMapBuilder<K, V> builder(Codec<K> keyCodec, Codec<V> valueCodec) {
+        return new FerriteSortedMapBuilder<>(keyCodec, valueCodec);
+    }
+
+    /**
+     * Deletes a closed sorted map from a pool: its header and every page.
+     *
+     * @param pool the pool
+     * @param name the map's name
+     * @return whether there was a map of that name
+     */
+    public static boolean delete(ChunkPool pool, String name) {
+        boolean found = pool.delete(name);
+        String prefix = name + ".x";
+        for (String n : pool.segmentNames()) {
+            if (n.startsWith(prefix) && n.length() > prefix.length() && n.substring(prefix.length()).chars().allMatch(Character::isDigit)) {
+                pool.delete(n);
+            }
+        }
+        return found;
+    }
+
+    /** @return the map's name in its pool */
+    public String name() {
+        return store.name;
+    }
+
+    /**
+     * @param key a key (need not be in the map)
+     * @return how many keys are below it: its rank, if it is in the map
+     */
+    public long countBelow(K key) {
+        byte[] k = coding.lookupKey(key);
+        Objects.requireNonNull(key, "key");
+        if (k == null) {
+            throw new FerriteException("key longer than the longest sorted map " + store.describe() + " takes, " + store.maxKey);
+        }
+        store.checkOpen();
+        return store.reader.countBelow(k, false);
+    }
+
+    /**
+     * @param index a position in key order, from 0
+     * @return the entry at that position, or null if the map has no more than {@code index} entries
+     * @throws IllegalArgumentException if the index is negative
+     */
+    public Map.Entry<K, V> entryAt(long index) {
+        if (index < 0) {
+            throw new IllegalArgumentException("index " + index + " is negative");
+        }
+        store.checkOpen();
+        TreeReader.Hit h = store.reader.at(index);
+        return h == null ? null : new SimpleImmutableEntry<>(coding.decodeKey(h.key()), coding.decodeValue(h.value()));
+    }
+
+    /** @return the longest key this map takes, in bytes */
+    public int maxKeySize() {
+        return store.maxKey;
+    }
+
+    /** @return times a writer that died holding the lock was taken over (since the map was made) */
+    public long repairs() {
+        return store.repairs();
+    }
+
+    /** @return whether {@link #close()} was called */
+    public boolean isClosed() {
+        return store.isClosed();
+    }
+
+    /** Closes the map, and the pool if the builder made it. Closing again does nothing. */
+    @Override
+    public void close() {
+        store.close();
+        if (ownPool != null) {
+            ownPool.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return store.isClosed() ? "FerriteSortedMap " + store.name + " (closed)" : super.toString();
+    }
+}

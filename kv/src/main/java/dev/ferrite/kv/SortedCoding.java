@@ -1,0 +1,92 @@
+package dev.ferrite.kv;
+
+import dev.ferrite.FerriteException;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.Objects;
+
+/**
+ * A sorted map's codecs and its order: keys and values to bytes and back, key lengths checked
+ * against the map's limit, and the comparator of keys by their bytes (unsigned, lexicographic).
+ * Thread-safe.
+ */
+final class SortedCoding<K, V> {
+
+    final SortedStore store;
+    final Codec<K> keyCodec;
+    final Codec<V> valueCodec;
+    final Comparator<K> comparator;
+
+    SortedCoding(SortedStore store, Codec<K> keyCodec, Codec<V> valueCodec) {
+        this.store = store;
+        this.keyCodec = keyCodec;
+        this.valueCodec = valueCodec;
+        this.comparator = (a, b) -> Arrays.compareUnsigned(encode(keyCodec, a), encode(keyCodec, b));
+    }
+
+    /**
+     * @return a key's bytes
+     * @throws NullPointerException if the key is null
+     * @throws ClassCastException   if it is not a key of this map's type
+     * @throws FerriteException     if its bytes are longer than the map's longest key
+     */
+    @SuppressWarnings("unchecked")
+    byte[] key(Object key) {
+        Objects.requireNonNull(key, "key");
+        byte[] b = encode(keyCodec, (K) key);
+        if (b.length > store.maxKey) {
+            throw new FerriteException("key of " + b.length + " bytes is longer than the longest sorted map "
+                    + store.describe() + " takes, " + store.maxKey + " (its page size / 4 - 17)");
+        }
+        return b;
+    }
+
+    /** @return a key's bytes, or null if it cannot be in the map (too long) */
+    byte[] lookupKey(Object key) {
+        try {
+            return key(key);
+        } catch (FerriteException e) {
+            return null;
+        }
+    }
+
+    /** @throws FerriteException if the value's bytes are longer than {@link SortedStore#MAX_VALUE} */
+    byte[] value(V value) {
+        Objects.requireNonNull(value, "value");
+        byte[] b = encode(valueCodec, value);
+        if (b.length > SortedStore.MAX_VALUE) {
+            throw new FerriteException("value of " + b.length + " bytes is longer than the longest a sorted map takes, "
+                    + SortedStore.MAX_VALUE);
+        }
+        return b;
+    }
+
+    K decodeKey(byte[] b) {
+        return keyCodec.decode(ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN), b.length);
+    }
+
+    @SuppressWarnings("unchecked")
+    V decodeValue(byte[] b) {
+        if (b == null) {
+            return null;
+        }
+        if (valueCodec == Codecs.BYTES) {
+            return (V) b;
+        }
+        return valueCodec.decode(ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN), b.length);
+    }
+
+    private static <T> byte[] encode(Codec<T> codec, T value) {
+        int size = codec.size(value);
+        byte[] b = new byte[size];
+        ByteBuffer buf = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
+        codec.encode(value, buf);
+        if (buf.position() != size) {
+            throw new FerriteException(codec + " wrote " + buf.position() + " bytes where its size() said " + size);
+        }
+        return b;
+    }
+}

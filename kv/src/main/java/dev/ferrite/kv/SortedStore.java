@@ -1,0 +1,298 @@
+package dev.ferrite.kv;
+
+import dev.ferrite.ChunkPool;
+import dev.ferrite.CorruptFileException;
+import dev.ferrite.FerriteException;
+import dev.ferrite.Segment;
+import dev.ferrite.SegmentClosedException;
+import dev.ferrite.internal.pool.Backoff;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Optional;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+
+/**
+ * A sorted map's engine on keys and values as bytes: its header ({@link SortedLayout}), pages
+ * ({@link PageStore}), reads ({@link TreeReader}) and the one writer at a time ({@link TreeWriter})
+ * behind the map's lock: a word in the header taken by CAS with this process's client lock word,
+ * taken over from a holder that died (the liveness rule of its client slot), the free list then
+ * rebuilt. Thread-safe.
+ */
+final class SortedStore implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SortedStore.class);
+
+    /** The longest value: 512 MiB, Redis's longest string. */
+    static final int MAX_VALUE = 512 << 20;
+
+    private static final int SPINS = 100;
+    private static final int YIELDS = 100;
+    private static final long PARK_NANOS = 20_000;
+
+    final String name;
+    final Segment header;
+    final PageStore pages;
+    final TreeReader reader;
+    final int maxKey;
+    final boolean readOnly;
+    private final TreeWriter writer;
+    private final MapClients.Held client;
+    private final ReentrantLock local = new ReentrantLock();
+    private volatile boolean closed;
+
+    private SortedStore(ChunkPool pool, String name, Segment header, boolean readOnly) {
+        this.name = name;
+        this.header = header;
+        this.readOnly = readOnly;
+        this.pages = new PageStore(pool, name, header);
+        this.reader = new TreeReader(pages);
+        this.maxKey = header.getInt(SortedLayout.MAX_KEY);
+        this.writer = readOnly ? null : new TreeWriter(pages);
+        MapClients.deadSlots(header, !readOnly);
+        this.client = readOnly ? null : MapClients.take(header, describe());
+        if (!readOnly) {
+            long lock = header.getLongVolatile(SortedLayout.LOCK);
+            if (lock != 0 && lock != client.lockValue) {
+                try {
+                    local.lock();
+                    if (takeOverIfDead(lock)) {
+                        release();
+                    }
+                } catch (RuntimeException e) {
+                    close();
+                    throw e;
+                } finally {
+                    if (local.isHeldByCurrentThread()) {
+                        local.unlock();
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * Makes a new sorted map in a pool.
+     *
+     * @throws FerriteException if the name is taken
+     */
+    static SortedStore create(ChunkPool pool, String name, int pageSize, Codec<?> keyCodec, Codec<?> valueCodec) {
+        Segment header = pool.allocate(name, SortedLayout.HEADER_SIZE);
+        try {
+            header.fill(0, header.size(), (byte) 0);
+            header.putInt(SortedLayout.VERSION, SortedLayout.VERSION_VALUE);
+            header.putInt(SortedLayout.PAGE_SIZE, pageSize);
+            header.putInt(SortedLayout.CLIENTS, MapLayout.CLIENT_COUNT);
+            header.putInt(SortedLayout.MAX_KEY, PageLayout.maxKey(pageSize));
+            header.putInt(SortedLayout.EXTENT_PAGES, Math.max(1, SortedLayout.FIRST_EXTENT_BYTES / pageSize));
+            header.putLong(SortedLayout.CREATED_MILLIS, System.currentTimeMillis());
+            header.putInt(SortedLayout.HIGH_WATER, 1);
+            MapCodecs.record(header, keyCodec, valueCodec);
+            header.putInt(SortedLayout.CRC, MapHeader.crc(header));
+            header.putLongVolatile(SortedLayout.MAGIC, SortedLayout.MAGIC_VALUE);
+        } catch (RuntimeException e) {
+            header.close();
+            pool.delete(name);
+            throw e;
+        }
+        return new SortedStore(pool, name, header, false);
+    }
+
+    /**
+     * Opens an existing sorted map: checks its header and codecs, takes a client slot unless
+     * read-only, and takes the lock over from a dead writer (rebuilding the free list).
+     *
+     * @return the store, or empty if the pool has no segment of that name
+     * @throws CorruptFileException naming the field if the header is not a sorted map header of this version
+     */
+    static Optional<SortedStore> open(ChunkPool pool, String name, boolean readOnly, Codec<?> keyCodec, Codec<?> valueCodec) {
+        Optional<Segment> found = pool.open(name);
+        if (found.isEmpty()) {
+            return Optional.empty();
+        }
+        Segment header = found.get();
+        try {
+            validate(header, name);
+            MapCodecs.check(header, keyCodec, valueCodec, "sorted map '" + name + "' in " + pool.spec().describe());
+            return Optional.of(new SortedStore(pool, name, header, readOnly));
+        } catch (RuntimeException e) {
+            header.close();
+            throw e;
+        }
+    }
+
+    private static void validate(Segment header, String name) {
+        String where = "sorted map '" + name + "' in " + header.pool().spec().describe();
+        if (header.size() < SortedLayout.HEADER_SIZE) {
+            throw new CorruptFileException(where + ": header segment of " + header.size()
+                    + " bytes is shorter than a sorted map header, " + SortedLayout.HEADER_SIZE);
+        }
+        long magic = header.getLongVolatile(SortedLayout.MAGIC);
+        for (int waited = 0; magic == 0 && waited < 200; waited++) {
+            LockSupport.parkNanos(10_000_000); // another process may be creating it: its magic comes last
+            magic = header.getLongVolatile(SortedLayout.MAGIC);
+        }
+        if (magic != SortedLayout.MAGIC_VALUE) {
+            throw new CorruptFileException(where + ": magic 0x" + Long.toHexString(magic) + " is not 0x"
+                    + Long.toHexString(SortedLayout.MAGIC_VALUE) + (magic == MapLayout.MAGIC_VALUE
+                    ? " (it is a FerriteMap: open it with FerriteMap.builder)" : ""));
+        }
+        int version = header.getInt(SortedLayout.VERSION);
+        if (version != SortedLayout.VERSION_VALUE) {
+            throw new CorruptFileException(where + ": format version " + version + " is not "
+                    + SortedLayout.VERSION_VALUE + ", the one this build reads");
+        }
+        int crc = header.getInt(SortedLayout.CRC);
+        if (crc != MapHeader.crc(header)) {
+            throw new CorruptFileException(where + ": header CRC 0x" + Integer.toHexString(crc)
+                    + " does not match its bytes (0x" + Integer.toHexString(MapHeader.crc(header)) + ")");
+        }
+        int pageSize = header.getInt(SortedLayout.PAGE_SIZE);
+        if (pageSize < SortedLayout.MIN_PAGE_SIZE || pageSize > SortedLayout.MAX_PAGE_SIZE || Integer.bitCount(pageSize) != 1) {
+            throw new CorruptFileException(where + ": page size " + pageSize + " is not a power of two in ["
+                    + SortedLayout.MIN_PAGE_SIZE + ", " + SortedLayout.MAX_PAGE_SIZE + "]");
+        }
+        int first = header.getInt(SortedLayout.EXTENT_PAGES);
+        if (first != Math.max(1, SortedLayout.FIRST_EXTENT_BYTES / pageSize)
+                || header.getInt(SortedLayout.MAX_KEY) != PageLayout.maxKey(pageSize)
+                || header.getInt(SortedLayout.CLIENTS) != MapLayout.CLIENT_COUNT) {
+            throw new CorruptFileException(where + ": extent pages " + first + ", longest key "
+                    + header.getInt(SortedLayout.MAX_KEY) + " or client slots " + header.getInt(SortedLayout.CLIENTS)
+                    + " are not those of its page size " + pageSize);
+        }
+    }
+
+    // ---------------------------------------------------------------- writes
+
+    /**
+     * Runs a change as the map's one writer: takes the lock (waiting for the writer of this or
+     * another process; taking it over from a dead one), runs the change, releases.
+     *
+     * @throws IllegalStateException if the calling thread already runs a change of this map (a
+     *                               function given to a change may not change the map)
+     */
+    <T> T write(java.util.function.Function<TreeWriter, T> change) {
+        if (readOnly) {
+            throw new UnsupportedOperationException("sorted map '" + name + "' is open read-only");
+        }
+        if (local.isHeldByCurrentThread()) {
+            throw new IllegalStateException("recursive update: this thread already changes sorted map '" + name
+                    + "' (a function given to compute, merge or replaceAll must not write the map)");
+        }
+        local.lock();
+        try {
+            checkOpen();
+            acquire();
+            try {
+                return change.apply(writer);
+            } finally {
+                release();
+            }
+        } finally {
+            local.unlock();
+        }
+    }
+
+    /** Takes the shared lock word; the calling thread holds {@link #local}. */
+    private void acquire() {
+        long mine = client.lockValue;
+        Backoff backoff = null;
+        while (true) {
+            long cur = header.getLongVolatile(SortedLayout.LOCK);
+            if (cur == 0) {
+                if (header.compareAndSetLong(SortedLayout.LOCK, 0, mine)) {
+                    return;
+                }
+                continue;
+            }
+            if (backoff == null) {
+                backoff = new Backoff(SPINS, YIELDS, PARK_NANOS, PARK_NANOS);
+            }
+            backoff.idle();
+            if (backoff.checkLiveness()) {
+                checkOpen();
+                if (takeOverIfDead(cur)) {
+                    return;
+                }
+            }
+        }
+    }
+
+    /**
+     * Takes the lock from a dead holder and rebuilds the free list; false if the holder may run.
+     * A lock word naming this process's own slot while this process holds {@link #local} can only
+     * be damage, and is taken over too.
+     */
+    private boolean takeOverIfDead(long lock) {
+        String cause;
+        if (lock == client.lockValue) {
+            cause = "its lock word names this process's own client slot, which does not hold it (damage)";
+        } else {
+            if (MapClients.lockHolderRuns(header, lock)) {
+                return false;
+            }
+            long pid = MapClients.lockHolderPid(header, lock);
+            cause = "its writer (" + (pid == 0 ? "pid unknown" : "pid " + pid) + ") died holding the lock";
+        }
+        if (!header.compareAndSetLong(SortedLayout.LOCK, lock, client.lockValue)) {
+            return false;
+        }
+        try {
+            int free = writer.repair();
+            header.getAndAddLong(SortedLayout.REPAIRS, 1);
+            LOG.warn("sorted map {}: {}; taken over, {} pages free after the repair", describe(), cause, free);
+        } catch (RuntimeException e) {
+            release();
+            throw e;
+        }
+        return true;
+    }
+
+    private void release() {
+        header.putLongVolatile(SortedLayout.LOCK, 0);
+    }
+
+    <T> T read(Supplier<T> read) {
+        checkOpen();
+        return read.get();
+    }
+
+    void checkOpen() {
+        if (closed) {
+            throw new SegmentClosedException("sorted map '" + name + "' is closed");
+        }
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    String describe() {
+        return "'" + name + "' in " + header.pool().spec().describe();
+    }
+
+    /** @return times a dead writer's lock was taken over */
+    long repairs() {
+        return header.getLongVolatile(SortedLayout.REPAIRS);
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        local.lock();
+        try {
+            closed = true;
+            if (client != null) {
+                MapClients.release(header, client);
+            }
+            pages.close();
+            header.close();
+        } finally {
+            local.unlock();
+        }
+    }
+}

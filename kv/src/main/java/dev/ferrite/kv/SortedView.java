@@ -1,0 +1,649 @@
+package dev.ferrite.kv;
+
+import dev.ferrite.kv.TreeReader.Hit;
+import dev.ferrite.kv.TreeReader.Rel;
+
+import java.util.AbstractCollection;
+import java.util.AbstractMap;
+import java.util.AbstractSet;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableSet;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentNavigableMap;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+
+/**
+ * A sorted map, or a range of one, in either direction: every {@code ConcurrentNavigableMap}
+ * operation on the keys between its bounds, for {@link FerriteSortedMap} and its sub-map views.
+ * Bounds are key bytes (null: unbounded); "low" and "high" are in the map's own order, and a
+ * descending view turns them around at its edge. Thread-safe.
+ */
+abstract class SortedView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<K, V> {
+
+    final SortedCoding<K, V> coding;
+    private final byte[] lo;
+    private final boolean loInclusive;
+    private final byte[] hi;
+    private final boolean hiInclusive;
+    private final boolean descending;
+
+    SortedView(SortedCoding<K, V> coding, byte[] lo, boolean loInclusive, byte[] hi, boolean hiInclusive, boolean descending) {
+        if (lo != null && hi != null && Arrays.compareUnsigned(lo, hi) > 0) {
+            throw new IllegalArgumentException("inconsistent range: the low bound is above the high one");
+        }
+        this.coding = coding;
+        this.lo = lo;
+        this.loInclusive = loInclusive;
+        this.hi = hi;
+        this.hiInclusive = hiInclusive;
+        this.descending = descending;
+    }
+
+    private TreeReader reader() {
+        coding.store.checkOpen();
+        return coding.store.reader;
+    }
+
+    // ---------------------------------------------------------------- bounds, in the map's order
+
+    private boolean tooLow(byte[] k) {
+        if (lo == null) {
+            return false;
+        }
+        int c = Arrays.compareUnsigned(k, lo);
+        return c < 0 || c == 0 && !loInclusive;
+    }
+
+    private boolean tooHigh(byte[] k) {
+        if (hi == null) {
+            return false;
+        }
+        int c = Arrays.compareUnsigned(k, hi);
+        return c > 0 || c == 0 && !hiInclusive;
+    }
+
+    private boolean inRange(byte[] k) {
+        return !tooLow(k) && !tooHigh(k);
+    }
+
+    private byte[] checkedKey(Object key) {
+        byte[] k = coding.key(key);
+        if (!inRange(k)) {
+            throw new IllegalArgumentException("key out of range");
+        }
+        return k;
+    }
+
+    private Hit lowest() {
+        Hit h = lo == null ? reader().find(null, Rel.GE) : reader().find(lo, loInclusive ? Rel.GE : Rel.GT);
+        return h == null || tooHigh(h.key()) ? null : h;
+    }
+
+    private Hit highest() {
+        Hit h = hi == null ? reader().find(null, Rel.LE) : reader().find(hi, hiInclusive ? Rel.LE : Rel.LT);
+        return h == null || tooLow(h.key()) ? null : h;
+    }
+
+    /** @return the nearest entry in the range to a key, in a relation of the map's order */
+    private Hit near(byte[] k, Rel rel) {
+        if (tooLow(k)) {
+            return rel.ascending() ? lowest() : null;
+        }
+        if (tooHigh(k)) {
+            return rel.ascending() ? null : highest();
+        }
+        Hit h = reader().find(k, rel);
+        return h == null || !inRange(h.key()) ? null : h;
+    }
+
+    /** @return a relation of this view's order, in the map's */
+    private Rel rel(Rel viewRel) {
+        if (!descending) {
+            return viewRel;
+        }
+        return switch (viewRel) {
+            case LT -> Rel.GT;
+            case LE -> Rel.GE;
+            case GE -> Rel.LE;
+            case GT -> Rel.LT;
+        };
+    }
+
+    private Hit first() {
+        return descending ? highest() : lowest();
+    }
+
+    private Hit last() {
+        return descending ? lowest() : highest();
+    }
+
+    private Hit nearKey(Object key, Rel viewRel) {
+        byte[] k = coding.lookupKey(key);
+        if (k == null) {
+            Objects.requireNonNull(key, "key");
+            throw new IllegalArgumentException("key longer than the longest the map takes");
+        }
+        return near(k, rel(viewRel));
+    }
+
+    private Map.Entry<K, V> entry(Hit h) {
+        return h == null ? null : new SimpleImmutableEntry<>(coding.decodeKey(h.key()), coding.decodeValue(h.value()));
+    }
+
+    private K key(Hit h) {
+        return h == null ? null : coding.decodeKey(h.key());
+    }
+
+    // ---------------------------------------------------------------- Map
+
+    @Override
+    public V get(Object key) {
+        byte[] k = coding.lookupKey(key);
+        if (k == null || !inRange(k)) {
+            return null;
+        }
+        return coding.decodeValue(reader().get(k));
+    }
+
+    @Override
+    public boolean containsKey(Object key) {
+        byte[] k = coding.lookupKey(key);
+        return k != null && inRange(k) && reader().get(k) != null;
+    }
+
+    @Override
+    public V put(K key, V value) {
+        byte[] k = checkedKey(key);
+        byte[] v = coding.value(value);
+        return coding.decodeValue(coding.store.write(w -> w.update(k, old -> v)));
+    }
+
+    @Override
+    public V putIfAbsent(K key, V value) {
+        byte[] k = checkedKey(key);
+        byte[] v = coding.value(value);
+        return coding.decodeValue(coding.store.write(w -> w.update(k, old -> old == null ? v : old)));
+    }
+
+    @Override
+    public V remove(Object key) {
+        byte[] k = coding.lookupKey(key);
+        if (k == null || !inRange(k)) {
+            return null;
+        }
+        return coding.decodeValue(coding.store.write(w -> w.update(k, old -> null)));
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public boolean remove(Object key, Object value) {
+        byte[] k = coding.lookupKey(key);
+        if (k == null || value == null || !inRange(k)) {
+            return false;
+        }
+        byte[] v;
+        try {
+            v = coding.value((V) value);
+        } catch (ClassCastException e) {
+            return false;
+        }
+        boolean[] removed = {false};
+        coding.store.write(w -> w.update(k, old -> {
+            removed[0] = old != null && Arrays.equals(old, v);
+            return removed[0] ? null : old;
+        }));
+        return removed[0];
+    }
+
+    @Override
+    public V replace(K key, V value) {
+        byte[] k = checkedKey(key);
+        byte[] v = coding.value(value);
+        return coding.decodeValue(coding.store.write(w -> w.update(k, old -> old == null ? null : v)));
+    }
+
+    @Override
+    public boolean replace(K key, V oldValue, V newValue) {
+        byte[] k = checkedKey(key);
+        byte[] expected = coding.value(oldValue);
+        byte[] v = coding.value(newValue);
+        boolean[] replaced = {false};
+        coding.store.write(w -> w.update(k, old -> {
+            replaced[0] = old != null && Arrays.equals(old, expected);
+            return replaced[0] ? v : old;
+        }));
+        return replaced[0];
+    }
+
+    @Override
+    public V compute(K key, BiFunction<? super K, ? super V, ? extends V> fn) {
+        Objects.requireNonNull(fn, "function");
+        byte[] k = checkedKey(key);
+        Object[] result = {null};
+        coding.store.write(w -> w.update(k, old -> {
+            V next = fn.apply(key, coding.decodeValue(old));
+            result[0] = next;
+            return next == null ? null : coding.value(next);
+        }));
+        @SuppressWarnings("unchecked")
+        V out = (V) result[0];
+        return out;
+    }
+
+    @Override
+    public V computeIfAbsent(K key, Function<? super K, ? extends V> fn) {
+        Objects.requireNonNull(fn, "function");
+        return compute(key, (k, old) -> old != null ? old : fn.apply(k));
+    }
+
+    @Override
+    public V computeIfPresent(K key, BiFunction<? super K, ? super V, ? extends V> fn) {
+        Objects.requireNonNull(fn, "function");
+        return compute(key, (k, old) -> old == null ? null : fn.apply(k, old));
+    }
+
+    @Override
+    public V merge(K key, V value, BiFunction<? super V, ? super V, ? extends V> fn) {
+        Objects.requireNonNull(value, "value");
+        Objects.requireNonNull(fn, "function");
+        return compute(key, (k, old) -> old == null ? value : fn.apply(old, value));
+    }
+
+    @Override
+    public int size() {
+        return (int) Math.min(Integer.MAX_VALUE, longSize());
+    }
+
+    /** @return entries in this view, as a long */
+    public long longSize() {
+        if (lo == null && hi == null) {
+            return reader().size();
+        }
+        long upper = hi == null ? reader().size() : reader().countBelow(hi, hiInclusive);
+        long lower = lo == null ? 0 : reader().countBelow(lo, !loInclusive);
+        return Math.max(0, upper - lower);
+    }
+
+    @Override
+    public boolean isEmpty() {
+        return lowest() == null;
+    }
+
+    @Override
+    public boolean containsValue(Object value) {
+        Objects.requireNonNull(value, "value");
+        for (V v : values()) {
+            if (v.equals(value)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public void clear() {
+        if (lo == null && hi == null) {
+            coding.store.write(w -> {
+                w.clear();
+                return null;
+            });
+            return;
+        }
+        for (Iterator<K> it = keySet().iterator(); it.hasNext(); ) {
+            it.next();
+            it.remove();
+        }
+    }
+
+    // ---------------------------------------------------------------- navigation
+
+    @Override
+    public Comparator<? super K> comparator() {
+        return descending ? Collections.reverseOrder(coding.comparator) : coding.comparator;
+    }
+
+    @Override
+    public K firstKey() {
+        Hit h = first();
+        if (h == null) {
+            throw new NoSuchElementException();
+        }
+        return key(h);
+    }
+
+    @Override
+    public K lastKey() {
+        Hit h = last();
+        if (h == null) {
+            throw new NoSuchElementException();
+        }
+        return key(h);
+    }
+
+    @Override
+    public Map.Entry<K, V> firstEntry() {
+        return entry(first());
+    }
+
+    @Override
+    public Map.Entry<K, V> lastEntry() {
+        return entry(last());
+    }
+
+    @Override
+    public Map.Entry<K, V> pollFirstEntry() {
+        return poll(true);
+    }
+
+    @Override
+    public Map.Entry<K, V> pollLastEntry() {
+        return poll(false);
+    }
+
+    private Map.Entry<K, V> poll(boolean first) {
+        while (true) {
+            Hit h = first ? first() : last();
+            if (h == null) {
+                return null;
+            }
+            boolean[] removed = {false};
+            coding.store.write(w -> w.update(h.key(), old -> {
+                removed[0] = old != null && Arrays.equals(old, h.value());
+                return removed[0] ? null : old;
+            }));
+            if (removed[0]) {
+                return entry(h);
+            }
+        }
+    }
+
+    @Override
+    public Map.Entry<K, V> lowerEntry(K key) {
+        return entry(nearKey(key, Rel.LT));
+    }
+
+    @Override
+    public K lowerKey(K key) {
+        return key(nearKey(key, Rel.LT));
+    }
+
+    @Override
+    public Map.Entry<K, V> floorEntry(K key) {
+        return entry(nearKey(key, Rel.LE));
+    }
+
+    @Override
+    public K floorKey(K key) {
+        return key(nearKey(key, Rel.LE));
+    }
+
+    @Override
+    public Map.Entry<K, V> ceilingEntry(K key) {
+        return entry(nearKey(key, Rel.GE));
+    }
+
+    @Override
+    public K ceilingKey(K key) {
+        return key(nearKey(key, Rel.GE));
+    }
+
+    @Override
+    public Map.Entry<K, V> higherEntry(K key) {
+        return entry(nearKey(key, Rel.GT));
+    }
+
+    @Override
+    public K higherKey(K key) {
+        return key(nearKey(key, Rel.GT));
+    }
+
+    // ---------------------------------------------------------------- sub-maps
+
+    @Override
+    public ConcurrentNavigableMap<K, V> subMap(K fromKey, boolean fromInclusive, K toKey, boolean toInclusive) {
+        return newView(coding.key(fromKey), fromInclusive, coding.key(toKey), toInclusive);
+    }
+
+    @Override
+    public ConcurrentNavigableMap<K, V> subMap(K fromKey, K toKey) {
+        return subMap(fromKey, true, toKey, false);
+    }
+
+    @Override
+    public ConcurrentNavigableMap<K, V> headMap(K toKey, boolean inclusive) {
+        return newView(null, false, coding.key(toKey), inclusive);
+    }
+
+    @Override
+    public ConcurrentNavigableMap<K, V> headMap(K toKey) {
+        return headMap(toKey, false);
+    }
+
+    @Override
+    public ConcurrentNavigableMap<K, V> tailMap(K fromKey, boolean inclusive) {
+        return newView(coding.key(fromKey), inclusive, null, false);
+    }
+
+    @Override
+    public ConcurrentNavigableMap<K, V> tailMap(K fromKey) {
+        return tailMap(fromKey, true);
+    }
+
+    @Override
+    public ConcurrentNavigableMap<K, V> descendingMap() {
+        return new Range<>(coding, lo, loInclusive, hi, hiInclusive, !descending);
+    }
+
+    /** A view of this one's range narrowed to bounds given in this view's order (null: this view's own bound). */
+    private ConcurrentNavigableMap<K, V> newView(byte[] from, boolean fromInclusive, byte[] to, boolean toInclusive) {
+        if (descending) {
+            byte[] k = from;
+            from = to;
+            to = k;
+            boolean i = fromInclusive;
+            fromInclusive = toInclusive;
+            toInclusive = i;
+        }
+        if (lo != null) {
+            if (from == null) {
+                from = lo;
+                fromInclusive = loInclusive;
+            } else {
+                int c = Arrays.compareUnsigned(from, lo);
+                if (c < 0 || c == 0 && !loInclusive && fromInclusive) {
+                    throw new IllegalArgumentException("key out of range");
+                }
+            }
+        }
+        if (hi != null) {
+            if (to == null) {
+                to = hi;
+                toInclusive = hiInclusive;
+            } else {
+                int c = Arrays.compareUnsigned(to, hi);
+                if (c > 0 || c == 0 && !hiInclusive && toInclusive) {
+                    throw new IllegalArgumentException("key out of range");
+                }
+            }
+        }
+        return new Range<>(coding, from, fromInclusive, to, toInclusive, descending);
+    }
+
+    /** A sub-map view. */
+    static final class Range<K, V> extends SortedView<K, V> {
+        Range(SortedCoding<K, V> coding, byte[] lo, boolean loInclusive, byte[] hi, boolean hiInclusive, boolean descending) {
+            super(coding, lo, loInclusive, hi, hiInclusive, descending);
+        }
+    }
+
+    // ---------------------------------------------------------------- views and iteration
+
+    @Override
+    public NavigableSet<K> keySet() {
+        return new SortedKeySet<>(this);
+    }
+
+    @Override
+    public NavigableSet<K> navigableKeySet() {
+        return new SortedKeySet<>(this);
+    }
+
+    @Override
+    public NavigableSet<K> descendingKeySet() {
+        return new SortedKeySet<>((SortedView<K, V>) descendingMap());
+    }
+
+    @Override
+    public Set<Map.Entry<K, V>> entrySet() {
+        return new AbstractSet<>() {
+            @Override
+            public Iterator<Map.Entry<K, V>> iterator() {
+                return new Walk<>(h -> entry(h));
+            }
+
+            @Override
+            public int size() {
+                return SortedView.this.size();
+            }
+
+            @Override
+            public boolean isEmpty() {
+                return SortedView.this.isEmpty();
+            }
+
+            @Override
+            public boolean contains(Object o) {
+                if (!(o instanceof Map.Entry<?, ?> e) || e.getKey() == null || e.getValue() == null) {
+                    return false;
+                }
+                V v;
+                try {
+                    v = get(e.getKey());
+                } catch (ClassCastException ex) {
+                    return false;
+                }
+                return v != null && v.equals(e.getValue());
+            }
+
+            @Override
+            public boolean remove(Object o) {
+                return o instanceof Map.Entry<?, ?> e && e.getKey() != null && e.getValue() != null
+                        && SortedView.this.remove(e.getKey(), e.getValue());
+            }
+
+            @Override
+            public void clear() {
+                SortedView.this.clear();
+            }
+        };
+    }
+
+    @Override
+    public Collection<V> values() {
+        return new AbstractCollection<>() {
+            @Override
+            public Iterator<V> iterator() {
+                return new Walk<>(h -> coding.decodeValue(h.value()));
+            }
+
+            @Override
+            public int size() {
+                return SortedView.this.size();
+            }
+
+            @Override
+            public boolean isEmpty() {
+                return SortedView.this.isEmpty();
+            }
+
+            @Override
+            public void clear() {
+                SortedView.this.clear();
+            }
+        };
+    }
+
+    /** @return an iterator of keys in this view's order */
+    Iterator<K> keyIterator() {
+        return new Walk<>(this::key);
+    }
+
+    /**
+     * Walks the view in its order a leaf at a time, each run read as it was at one instant:
+     * weakly consistent, never {@code ConcurrentModificationException}; an entry present
+     * throughout is met once. {@code remove} removes the last key returned.
+     */
+    private final class Walk<T> implements Iterator<T> {
+        private final Function<Hit, T> out;
+        private final Rel onwards = descending ? Rel.LT : Rel.GT;
+        private List<Hit> run;
+        private int i;
+        private boolean ended;
+        private byte[] lastKey;
+
+        Walk(Function<Hit, T> out) {
+            this.out = out;
+            byte[] edge = descending ? hi : lo;
+            boolean inclusive = descending ? hiInclusive : loInclusive;
+            Rel first = descending ? (inclusive || edge == null ? Rel.LE : Rel.LT) : (inclusive || edge == null ? Rel.GE : Rel.GT);
+            take(reader().run(edge, first, Integer.MAX_VALUE));
+        }
+
+        private void take(List<Hit> hits) {
+            run = hits;
+            i = 0;
+            if (hits.isEmpty()) {
+                ended = true;
+                return;
+            }
+            for (int j = 0; j < hits.size(); j++) {
+                if (descending ? tooLow(hits.get(j).key()) : tooHigh(hits.get(j).key())) {
+                    run = hits.subList(0, j);
+                    ended = true;
+                    return;
+                }
+            }
+        }
+
+        @Override
+        public boolean hasNext() {
+            if (i < run.size()) {
+                return true;
+            }
+            if (ended) {
+                return false;
+            }
+            take(reader().run(run.get(run.size() - 1).key(), onwards, Integer.MAX_VALUE));
+            return i < run.size();
+        }
+
+        @Override
+        public T next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            Hit h = run.get(i++);
+            lastKey = h.key();
+            return out.apply(h);
+        }
+
+        @Override
+        public void remove() {
+            if (lastKey == null) {
+                throw new IllegalStateException("next() has not returned an entry since the last remove()");
+            }
+            byte[] k = lastKey;
+            lastKey = null;
+            coding.store.write(w -> w.update(k, old -> null));
+        }
+    }
+}

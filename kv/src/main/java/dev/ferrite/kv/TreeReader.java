@@ -1,0 +1,284 @@
+package dev.ferrite.kv;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import static dev.ferrite.kv.PageLayout.BRANCH;
+import static dev.ferrite.kv.PageLayout.COUNT;
+import static dev.ferrite.kv.PageLayout.LEAF_ENTRY_HEADER;
+
+/**
+ * A sorted map's reads: point gets, the nearest entry to a key in either direction, runs of
+ * entries for iteration, ranks and entries by rank. A read starts at the root word and copies each
+ * page it visits; a copy whose stamp moved (the writer freed the page since the root was read)
+ * starts the read over at the new root. All pages of one attempt belong to one published tree, so
+ * every answer is the map as it was at one instant. Readers write nothing to shared memory.
+ * Thread-safe.
+ */
+final class TreeReader {
+
+    /** The relation of a wanted entry's key to the key given. */
+    enum Rel {
+        LT, LE, GE, GT;
+
+        boolean ascending() {
+            return this == GE || this == GT;
+        }
+    }
+
+    /** A key and its value, as bytes. */
+    record Hit(byte[] key, byte[] value) {
+    }
+
+    private final PageStore pages;
+    private final int pageSize;
+    private final ThreadLocal<byte[]> buffers;
+
+    TreeReader(PageStore pages) {
+        this.pages = pages;
+        this.pageSize = pages.pageSize;
+        this.buffers = ThreadLocal.withInitial(() -> new byte[pageSize]);
+    }
+
+    /** @return the value of a key, or null */
+    byte[] get(byte[] key) {
+        byte[] buf = buffers.get();
+        retry:
+        while (true) {
+            long ref = pages.header.getLongVolatile(SortedLayout.ROOT);
+            while (ref != 0) {
+                if (!pages.read(ref, buf)) {
+                    continue retry;
+                }
+                int number = SortedLayout.refPage(ref);
+                if (PageLayout.checkNode(buf, number, pageSize) == BRANCH) {
+                    ref = PageLayout.childRef(buf, number, PageLayout.searchBranch(buf, number, key));
+                    continue;
+                }
+                int i = PageLayout.searchLeaf(buf, number, key);
+                if (i < 0) {
+                    return null;
+                }
+                byte[] value = value(buf, number, PageLayout.entry(buf, number, i, LEAF_ENTRY_HEADER));
+                if (value == null) {
+                    continue retry;
+                }
+                return value;
+            }
+            return null;
+        }
+    }
+
+    /**
+     * @param key the key to compare with, or null for the first entry (ascending relations) or
+     *            the last (descending)
+     * @return the nearest entry in that relation to the key, or null
+     */
+    Hit find(byte[] key, Rel rel) {
+        List<Hit> run = run(key, rel, 1);
+        return run.isEmpty() ? null : run.get(0);
+    }
+
+    /**
+     * The entries from the nearest one in a relation to a key onwards in that relation's
+     * direction, as far as the leaf holding the first goes: what an iterator takes at a time.
+     *
+     * @param key the key, or null to start at the first (ascending) or last (descending) entry
+     * @param max the most entries to return, at least 1
+     * @return the entries in the relation's direction; empty if none is in that relation
+     */
+    List<Hit> run(byte[] key, Rel rel, int max) {
+        byte[] buf = buffers.get();
+        boolean up = rel.ascending();
+        retry:
+        while (true) {
+            long ref = pages.header.getLongVolatile(SortedLayout.ROOT);
+            long fallback = 0; // the subtree beside the path in the wanted direction, deepest so far
+            byte[] k = key;
+            while (ref != 0) {
+                if (!pages.read(ref, buf)) {
+                    continue retry;
+                }
+                int number = SortedLayout.refPage(ref);
+                int count = PageLayout.getU16(buf, COUNT);
+                if (PageLayout.checkNode(buf, number, pageSize) == BRANCH) {
+                    int i = k == null ? (up ? 0 : count - 1) : PageLayout.searchBranch(buf, number, k);
+                    if (up ? i + 1 < count : i > 0) {
+                        fallback = PageLayout.childRef(buf, number, up ? i + 1 : i - 1);
+                    }
+                    ref = PageLayout.childRef(buf, number, i);
+                    continue;
+                }
+                int pos;
+                if (k == null) {
+                    pos = up ? 0 : count - 1;
+                } else {
+                    int found = PageLayout.searchLeaf(buf, number, k);
+                    if (found >= 0) {
+                        pos = switch (rel) {
+                            case LT -> found - 1;
+                            case LE, GE -> found;
+                            case GT -> found + 1;
+                        };
+                    } else {
+                        pos = up ? -found - 1 : -found - 2;
+                    }
+                }
+                if (pos >= 0 && pos < count) {
+                    List<Hit> hits = new ArrayList<>(Math.min(max, up ? count - pos : pos + 1));
+                    for (int i = pos; i >= 0 && i < count && hits.size() < max; i += up ? 1 : -1) {
+                        int at = PageLayout.entry(buf, number, i, LEAF_ENTRY_HEADER);
+                        int kl = PageLayout.leafKeyLength(buf, number, at);
+                        byte[] v = value(buf, number, at);
+                        if (v == null) {
+                            continue retry;
+                        }
+                        hits.add(new Hit(Arrays.copyOfRange(buf, at + LEAF_ENTRY_HEADER, at + LEAF_ENTRY_HEADER + kl), v));
+                    }
+                    return hits;
+                }
+                ref = fallback;
+                fallback = 0;
+                k = null;
+            }
+            return List.of();
+        }
+    }
+
+    /**
+     * @param key       a key
+     * @param inclusive whether to count the key itself
+     * @return entries whose keys are below the key (or at most it)
+     */
+    long countBelow(byte[] key, boolean inclusive) {
+        byte[] buf = buffers.get();
+        retry:
+        while (true) {
+            long ref = pages.header.getLongVolatile(SortedLayout.ROOT);
+            long below = 0;
+            while (ref != 0) {
+                if (!pages.read(ref, buf)) {
+                    continue retry;
+                }
+                int number = SortedLayout.refPage(ref);
+                if (PageLayout.checkNode(buf, number, pageSize) == BRANCH) {
+                    int i = PageLayout.searchBranch(buf, number, key);
+                    for (int j = 0; j < i; j++) {
+                        below += PageLayout.childCount(buf, number, j);
+                    }
+                    ref = PageLayout.childRef(buf, number, i);
+                    continue;
+                }
+                int found = PageLayout.searchLeaf(buf, number, key);
+                return below + (found >= 0 ? found + (inclusive ? 1 : 0) : -found - 1);
+            }
+            return 0;
+        }
+    }
+
+    /** @return the entry at a position in key order (0 the first), or null if there are not that many */
+    Hit at(long index) {
+        byte[] buf = buffers.get();
+        retry:
+        while (true) {
+            long ref = pages.header.getLongVolatile(SortedLayout.ROOT);
+            long rest = index;
+            while (ref != 0 && rest >= 0) {
+                if (!pages.read(ref, buf)) {
+                    continue retry;
+                }
+                int number = SortedLayout.refPage(ref);
+                int count = PageLayout.getU16(buf, COUNT);
+                if (PageLayout.checkNode(buf, number, pageSize) == BRANCH) {
+                    int i = 0;
+                    for (; i < count; i++) {
+                        long c = PageLayout.childCount(buf, number, i);
+                        if (rest < c) {
+                            break;
+                        }
+                        rest -= c;
+                    }
+                    if (i == count) {
+                        return null;
+                    }
+                    ref = PageLayout.childRef(buf, number, i);
+                    continue;
+                }
+                if (rest >= count) {
+                    return null;
+                }
+                int at = PageLayout.entry(buf, number, (int) rest, LEAF_ENTRY_HEADER);
+                int kl = PageLayout.leafKeyLength(buf, number, at);
+                byte[] v = value(buf, number, at);
+                if (v == null) {
+                    continue retry;
+                }
+                return new Hit(Arrays.copyOfRange(buf, at + LEAF_ENTRY_HEADER, at + LEAF_ENTRY_HEADER + kl), v);
+            }
+            return null;
+        }
+    }
+
+    /** @return entries in the map */
+    long size() {
+        byte[] buf = buffers.get();
+        while (true) {
+            long ref = pages.header.getLongVolatile(SortedLayout.ROOT);
+            if (ref == 0) {
+                return 0;
+            }
+            if (!pages.read(ref, buf)) {
+                continue;
+            }
+            int number = SortedLayout.refPage(ref);
+            int count = PageLayout.getU16(buf, COUNT);
+            if (PageLayout.checkNode(buf, number, pageSize) != BRANCH) {
+                return count;
+            }
+            long sum = 0;
+            for (int i = 0; i < count; i++) {
+                sum += PageLayout.childCount(buf, number, i);
+            }
+            return sum;
+        }
+    }
+
+    /** @return the value of the checked leaf entry at {@code at}, or null if an overflow page moved */
+    private byte[] value(byte[] buf, int number, int at) {
+        int kl = PageLayout.leafKeyLength(buf, number, at);
+        int length = PageLayout.getInt(buf, at + 3);
+        int from = at + LEAF_ENTRY_HEADER + kl;
+        if (buf[at + 2] == PageLayout.INLINE) {
+            return Arrays.copyOfRange(buf, from, from + length);
+        }
+        return readOverflow(pages, PageLayout.getLong(buf, from), length, number);
+    }
+
+    /**
+     * Reads a value kept in overflow pages.
+     *
+     * @return the value, or null if one of its pages moved (the read starts over)
+     */
+    static byte[] readOverflow(PageStore pages, long ref, int length, int leaf) {
+        if (length > SortedStore.MAX_VALUE) {
+            throw PageLayout.corrupt(leaf, "an overflow value of " + length + " bytes, more than the most, "
+                    + SortedStore.MAX_VALUE);
+        }
+        byte[] out = new byte[length];
+        int per = PageLayout.overflowData(pages.pageSize);
+        for (int done = 0; done < length; ) {
+            if (ref == 0) {
+                throw PageLayout.corrupt(leaf, "an overflow value of " + length + " bytes ends after " + done);
+            }
+            int n = Math.min(per, length - done);
+            long next = pages.readOverflow(ref, out, done, n);
+            if (next == -1) {
+                return null;
+            }
+            done += n;
+            ref = next;
+        }
+        return out;
+    }
+}

@@ -1,0 +1,87 @@
+package dev.ferrite.kv;
+
+import com.google.common.collect.testing.ConcurrentNavigableMapTestSuiteBuilder;
+import com.google.common.collect.testing.TestStringSortedMapGenerator;
+import com.google.common.collect.testing.features.CollectionFeature;
+import com.google.common.collect.testing.features.CollectionSize;
+import com.google.common.collect.testing.features.MapFeature;
+import com.google.common.collect.testing.testers.MapEntrySetTester;
+import dev.ferrite.ChunkPool;
+import dev.ferrite.Ferrite;
+import dev.ferrite.PoolSpec;
+import dev.ferrite.spi.MemoryBackend;
+import junit.framework.Test;
+import junit.framework.TestSuite;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Guava's {@code ConcurrentNavigableMapTestSuiteBuilder} (with its derived sub-map, descending and
+ * key-set suites) against FerriteSortedMap on every available backend, in an anonymous and an shm
+ * pool. Suppressed, as Guava suppresses them for {@code ConcurrentSkipListMap}: the entry
+ * {@code setValue} tests (entries are snapshots). Run by JUnit's vintage engine.
+ */
+public class FerriteSortedMapConformanceTest {
+
+    private static final AtomicInteger MAPS = new AtomicInteger();
+
+    /** @return one suite per backend and pool kind */
+    public static Test suite() throws NoSuchMethodException {
+        TestSuite all = new TestSuite("FerriteSortedMap conformance (guava-testlib)");
+        for (MemoryBackend backend : Ferrite.backends()) {
+            if (!backend.isAvailable()) {
+                continue;
+            }
+            for (PoolSpec.Kind kind : List.of(PoolSpec.Kind.ANONYMOUS, PoolSpec.Kind.SHM)) {
+                if (backend.supports(kind)) {
+                    all.addTest(suiteFor(backend, kind));
+                }
+            }
+        }
+        return all;
+    }
+
+    private static Test suiteFor(MemoryBackend backend, PoolSpec.Kind kind) throws NoSuchMethodException {
+        PoolSpec.Builder spec = kind == PoolSpec.Kind.SHM
+                ? PoolSpec.shm("ferrite-sorted-conformance-" + backend.name() + "-" + ProcessHandle.current().pid()).overwrite(true)
+                : PoolSpec.anonymous();
+        ChunkPool pool = backend.createPool(spec.chunkSize(64 << 10).capacity(8L << 30).maxNamedSegments(1 << 14).build());
+        if (kind != PoolSpec.Kind.ANONYMOUS) {
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                pool.close();
+                backend.deletePool(pool.spec());
+            }));
+        }
+        List<FerriteSortedMap<?, ?>> open = new ArrayList<>();
+        return ConcurrentNavigableMapTestSuiteBuilder.using(new TestStringSortedMapGenerator() {
+                    @Override
+                    protected SortedMap<String, String> create(Map.Entry<String, String>[] entries) {
+                        FerriteSortedMap<String, String> map = FerriteSortedMap.builder(Codec.utf8(), Codec.utf8())
+                                .pool(pool, "conformance-" + MAPS.incrementAndGet()).create();
+                        open.add(map);
+                        for (Map.Entry<String, String> e : entries) {
+                            map.put(e.getKey(), e.getValue());
+                        }
+                        return map;
+                    }
+                })
+                .named("FerriteSortedMap " + backend.name() + " " + kind.name().toLowerCase())
+                .withFeatures(MapFeature.GENERAL_PURPOSE, CollectionFeature.SUPPORTS_ITERATOR_REMOVE,
+                        CollectionFeature.KNOWN_ORDER, CollectionSize.ANY)
+                .suppressing(MapEntrySetTester.class.getMethod("testSetValue"),
+                        MapEntrySetTester.class.getMethod("testSetValueWithNullValuesAbsent"),
+                        MapEntrySetTester.class.getMethod("testSetValueWithNullValuesPresent"))
+                .withTearDown(() -> {
+                    for (FerriteSortedMap<?, ?> m : open) {
+                        m.close();
+                        FerriteSortedMap.delete(pool, m.name());
+                    }
+                    open.clear();
+                })
+                .createTestSuite();
+    }
+}

@@ -1,0 +1,211 @@
+package dev.ferrite.kv;
+
+import dev.ferrite.ChunkPool;
+import dev.ferrite.Ferrite;
+import dev.ferrite.PoolSpec;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Random;
+import java.util.TreeMap;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * Random operations on a sorted map and on a {@code TreeMap} side by side: every answer equal,
+ * including ranks, positions, sub-map sizes and iteration both ways; and no page lost (pages held
+ * by the tree plus free pages are all pages ever used).
+ */
+class SortedMapModelTest {
+
+    private ChunkPool pool;
+
+    @BeforeEach
+    void pool() {
+        pool = Ferrite.backend().createPool(PoolSpec.anonymous().chunkSize(64 << 10).capacity(4L << 30).build());
+    }
+
+    @AfterEach
+    void close() {
+        pool.close();
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2, 3, 4, 5, 6})
+    void randomOperationsAnswerAsATreeMapDoes(long seed) {
+        Random r = new Random(seed);
+        try (FerriteSortedMap<String, String> map = FerriteSortedMap.builder(Codec.utf8(), Codec.utf8())
+                .pool(pool, "model" + seed).create()) {
+            NavigableMap<String, String> model = new TreeMap<>();
+            int keySpace = seed % 2 == 0 ? 300 : 6000;
+            for (int step = 0; step < 40_000; step++) {
+                String k = key(r, keySpace);
+                switch (r.nextInt(14)) {
+                    case 0, 1, 2, 3 -> assertEquals(model.put(k, value(r)), map.put(k, model.get(k)), "put " + k);
+                    case 4, 5 -> assertEquals(model.remove(k), map.remove(k), "remove " + k);
+                    case 6 -> {
+                        String v = value(r);
+                        assertEquals(model.putIfAbsent(k, v), map.putIfAbsent(k, v));
+                    }
+                    case 7 -> assertEquals(model.get(k), map.get(k), "get " + k);
+                    case 8 -> {
+                        assertEquals(model.ceilingKey(k), map.ceilingKey(k), "ceiling " + k);
+                        assertEquals(model.floorKey(k), map.floorKey(k), "floor " + k);
+                        assertEquals(model.higherKey(k), map.higherKey(k), "higher " + k);
+                        assertEquals(model.lowerKey(k), map.lowerKey(k), "lower " + k);
+                    }
+                    case 9 -> {
+                        assertEquals(model.headMap(k).size(), map.countBelow(k), "rank " + k);
+                        int i = model.isEmpty() ? 0 : r.nextInt(model.size() + 1);
+                        Map.Entry<String, String> e = map.entryAt(i);
+                        assertEquals(i == model.size() ? null : new ArrayList<>(model.keySet()).get(i), e == null ? null : e.getKey());
+                    }
+                    case 10 -> {
+                        String k2 = key(r, keySpace);
+                        String from = k.compareTo(k2) <= 0 ? k : k2;
+                        String to = k.compareTo(k2) <= 0 ? k2 : k;
+                        boolean fi = r.nextBoolean();
+                        boolean ti = r.nextBoolean();
+                        assertEquals(model.subMap(from, fi, to, ti).size(), map.subMap(from, fi, to, ti).size());
+                        assertEquals(new ArrayList<>(model.subMap(from, fi, to, ti).descendingMap().keySet()),
+                                new ArrayList<>(map.subMap(from, fi, to, ti).descendingMap().keySet()));
+                    }
+                    case 11 -> {
+                        if (r.nextInt(20) == 0) {
+                            assertEquals(model.pollFirstEntry(), map.pollFirstEntry());
+                            assertEquals(model.pollLastEntry(), map.pollLastEntry());
+                        }
+                    }
+                    case 12 -> assertEquals(model.merge(k, "+", String::concat), map.merge(k, "+", String::concat));
+                    default -> {
+                        if (r.nextInt(200) == 0) {
+                            assertEquals(model, map);
+                            assertEquals(new ArrayList<>(model.descendingMap().entrySet()), new ArrayList<>(map.descendingMap().entrySet()));
+                            assertNoPageLost(map);
+                        }
+                        if (r.nextInt(2000) == 0) {
+                            model.clear();
+                            map.clear();
+                        }
+                    }
+                }
+                assertEquals(model.size(), map.size());
+            }
+            assertEquals(model, map);
+            removeThroughIterator(map, model, r);
+            assertNoPageLost(map);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2, 3})
+    void viewsOfViewsAnswerAsTreeMapViewsDo(long seed) {
+        Random r = new Random(seed);
+        try (FerriteSortedMap<String, String> map = FerriteSortedMap.builder(Codec.utf8(), Codec.utf8())
+                .pool(pool, "views" + seed).create()) {
+            NavigableMap<String, String> model = new TreeMap<>();
+            for (int i = 0; i < 3000; i++) {
+                String k = key(r, 5000);
+                model.put(k, "v" + i);
+                map.put(k, "v" + i);
+            }
+            for (int round = 0; round < 400; round++) {
+                NavigableMap<String, String> m = model;
+                NavigableMap<String, String> f = map;
+                for (int depth = r.nextInt(4); depth > 0; depth--) {
+                    String a = key(r, 5000);
+                    String b = key(r, 5000);
+                    boolean ai = r.nextBoolean();
+                    boolean bi = r.nextBoolean();
+                    int kind = r.nextInt(4);
+                    try {
+                        NavigableMap<String, String> nm = switch (kind) {
+                            case 0 -> m.headMap(a, ai);
+                            case 1 -> m.tailMap(a, ai);
+                            case 2 -> m.descendingMap();
+                            default -> m.comparator() == null && a.compareTo(b) > 0 || m.comparator() != null
+                                    && m.comparator().compare(a, b) > 0 ? m.subMap(b, bi, a, ai) : m.subMap(a, ai, b, bi);
+                        };
+                        NavigableMap<String, String> nf = switch (kind) {
+                            case 0 -> f.headMap(a, ai);
+                            case 1 -> f.tailMap(a, ai);
+                            case 2 -> f.descendingMap();
+                            default -> m.comparator() == null && a.compareTo(b) > 0 || m.comparator() != null
+                                    && m.comparator().compare(a, b) > 0 ? f.subMap(b, bi, a, ai) : f.subMap(a, ai, b, bi);
+                        };
+                        m = nm;
+                        f = nf;
+                    } catch (IllegalArgumentException e) {
+                        String kindName = kind + " " + a + " " + b;
+                        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> {
+                            throw e;
+                        }, kindName);
+                        break;
+                    }
+                }
+                String k = key(r, 5000);
+                String where = "round " + round;
+                assertEquals(m.size(), f.size(), where + " size");
+                assertEquals(m.isEmpty(), f.isEmpty(), where);
+                assertEquals(m.firstEntry(), f.firstEntry(), where + " first");
+                assertEquals(m.lastEntry(), f.lastEntry(), where + " last");
+                assertEquals(m.ceilingKey(k), f.ceilingKey(k), where + " ceiling " + k);
+                assertEquals(m.floorKey(k), f.floorKey(k), where + " floor " + k);
+                assertEquals(m.higherKey(k), f.higherKey(k), where + " higher " + k);
+                assertEquals(m.lowerKey(k), f.lowerKey(k), where + " lower " + k);
+                assertEquals(m.get(k), f.get(k), where + " get " + k);
+                assertEquals(new ArrayList<>(m.keySet()), new ArrayList<>(f.keySet()), where + " keys");
+                assertEquals(new ArrayList<>(m.descendingKeySet()), new ArrayList<>(f.descendingKeySet()), where + " descending keys");
+            }
+        }
+    }
+
+    private static void removeThroughIterator(FerriteSortedMap<String, String> map, NavigableMap<String, String> model, Random r) {
+        for (Iterator<String> it = map.keySet().iterator(); it.hasNext(); ) {
+            String k = it.next();
+            if (r.nextInt(3) != 0) {
+                it.remove();
+                model.remove(k);
+            }
+        }
+        assertEquals(model, map);
+        map.clear();
+        assertEquals(0, map.size());
+    }
+
+    static void assertNoPageLost(FerriteSortedMap<?, ?> map) {
+        SortedStore s = storeOf(map);
+        int held = s.write(TreeWriter::heldPages);
+        assertEquals(s.pages.highWater() - 1, held + s.pages.freePages(), "pages held + free = pages used");
+    }
+
+    static SortedStore storeOf(FerriteSortedMap<?, ?> map) {
+        return map.coding.store;
+    }
+
+    private static String key(Random r, int space) {
+        int n = r.nextInt(space);
+        return switch (n % 5) {
+            case 0 -> "k" + n;
+            case 1 -> "key/" + Integer.toString(n, 36) + "/" + "x".repeat(n % 50);
+            case 2 -> "é" + n;
+            case 3 -> "long-" + "y".repeat(n % 900) + n;
+            default -> Integer.toString(n * 7919);
+        };
+    }
+
+    private static String value(Random r) {
+        return switch (r.nextInt(10)) {
+            case 0 -> "v".repeat(r.nextInt(20_000));
+            case 1 -> "";
+            default -> "value-" + r.nextInt(1000);
+        };
+    }
+}
