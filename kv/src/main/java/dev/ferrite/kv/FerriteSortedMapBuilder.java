@@ -134,8 +134,8 @@ public final class FerriteSortedMapBuilder<K, V> {
      * @return this builder
      */
     public FerriteSortedMapBuilder<K, V> capacity(long bytes) {
-        if (bytes < SortedLayout.FIRST_EXTENT_BYTES) {
-            throw new InvalidSpecException("capacity " + bytes + " is below the least, " + SortedLayout.FIRST_EXTENT_BYTES);
+        if (bytes < 1 << 20) {
+            throw new InvalidSpecException("capacity " + bytes + " is below the least, " + (1 << 20));
         }
         this.capacity = bytes;
         return this;

@@ -36,7 +36,7 @@ final class SortedLayout {
     static final int CLIENTS = 16;
     /** int: the longest key in bytes, {@link PageLayout#maxKey(int)} of the page size. */
     static final int MAX_KEY = 20;
-    /** int: pages of extent 0, a power of two; each next extent doubles, up to {@link #MAX_EXTENT_BYTES}. */
+    /** int: pages of extent 0, a power of two ({@link #firstExtentPages}); each next extent doubles, up to {@link #MAX_EXTENT_BYTES}. */
     static final int EXTENT_PAGES = 24;
     /** int: CRC-32C of bytes [8, 28) and [32, 40). */
     static final int CRC = 28;
@@ -64,12 +64,15 @@ final class SortedLayout {
     static final int MIN_PAGE_SIZE = 1 << 12;
     /** Largest page size. */
     static final int MAX_PAGE_SIZE = 1 << 16;
-    /** Bytes of extent 0, unless the page size is larger. */
-    static final int FIRST_EXTENT_BYTES = 1 << 20;
     /** Most bytes of one extent: extents double up to this size, then stay at it. */
     static final long MAX_EXTENT_BYTES = 1L << 30;
 
     private SortedLayout() {
+    }
+
+    /** @return pages of extent 0 of a new map: one chunk of its pool (at least one page, at most 1 GiB) */
+    static int firstExtentPages(long chunkSize, int pageSize) {
+        return (int) Math.max(1, Math.min(chunkSize, MAX_EXTENT_BYTES) / pageSize);
     }
 
     /** @return the name of extent {@code e} of a map */

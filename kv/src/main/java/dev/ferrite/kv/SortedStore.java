@@ -41,6 +41,9 @@ final class SortedStore implements AutoCloseable {
     private final TreeWriter writer;
     private final MapClients.Held client;
     private final ReentrantLock local = new ReentrantLock();
+    /** The lock word when this process opened the map, and its holder's pid (0 if none or unknown). */
+    private final long lockAtOpen;
+    private final long pidAtOpen;
     private volatile boolean closed;
 
     private SortedStore(ChunkPool pool, String name, Segment header, boolean readOnly) {
@@ -51,6 +54,8 @@ final class SortedStore implements AutoCloseable {
         this.reader = new TreeReader(pages);
         this.maxKey = header.getInt(SortedLayout.MAX_KEY);
         this.writer = readOnly ? null : new TreeWriter(pages);
+        this.lockAtOpen = header.getLongVolatile(SortedLayout.LOCK);
+        this.pidAtOpen = lockAtOpen == 0 ? 0 : MapClients.lockHolderPid(header, lockAtOpen); // before its slot is freed
         MapClients.deadSlots(header, !readOnly);
         this.client = readOnly ? null : MapClients.take(header, describe());
         if (!readOnly) {
@@ -86,7 +91,7 @@ final class SortedStore implements AutoCloseable {
             header.putInt(SortedLayout.PAGE_SIZE, pageSize);
             header.putInt(SortedLayout.CLIENTS, MapLayout.CLIENT_COUNT);
             header.putInt(SortedLayout.MAX_KEY, PageLayout.maxKey(pageSize));
-            header.putInt(SortedLayout.EXTENT_PAGES, Math.max(1, SortedLayout.FIRST_EXTENT_BYTES / pageSize));
+            header.putInt(SortedLayout.EXTENT_PAGES, SortedLayout.firstExtentPages(pool.chunkSize(), pageSize));
             header.putLong(SortedLayout.CREATED_MILLIS, System.currentTimeMillis());
             header.putInt(SortedLayout.HIGH_WATER, 1);
             MapCodecs.record(header, keyCodec, valueCodec);
@@ -155,10 +160,10 @@ final class SortedStore implements AutoCloseable {
                     + SortedLayout.MIN_PAGE_SIZE + ", " + SortedLayout.MAX_PAGE_SIZE + "]");
         }
         int first = header.getInt(SortedLayout.EXTENT_PAGES);
-        if (first != Math.max(1, SortedLayout.FIRST_EXTENT_BYTES / pageSize)
+        if (first < 1 || Integer.bitCount(first) != 1 || (long) first * pageSize > SortedLayout.MAX_EXTENT_BYTES
                 || header.getInt(SortedLayout.MAX_KEY) != PageLayout.maxKey(pageSize)
                 || header.getInt(SortedLayout.CLIENTS) != MapLayout.CLIENT_COUNT) {
-            throw new CorruptFileException(where + ": extent pages " + first + ", longest key "
+            throw new CorruptFileException(where + ": extent pages " + first + " (a power of two, at most 1 GiB), longest key "
                     + header.getInt(SortedLayout.MAX_KEY) + " or client slots " + header.getInt(SortedLayout.CLIENTS)
                     + " are not those of its page size " + pageSize);
         }
@@ -234,6 +239,7 @@ final class SortedStore implements AutoCloseable {
                 return false;
             }
             long pid = MapClients.lockHolderPid(header, lock);
+            pid = pid == 0 && lock == lockAtOpen ? pidAtOpen : pid;
             cause = "its writer (" + (pid == 0 ? "pid unknown" : "pid " + pid) + ") died holding the lock";
         }
         if (!header.compareAndSetLong(SortedLayout.LOCK, lock, client.lockValue)) {

@@ -21,8 +21,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Guava's {@code ConcurrentNavigableMapTestSuiteBuilder} (with its derived sub-map, descending and
- * key-set suites) against FerriteSortedMap on every available backend, in an anonymous and an shm
- * pool. Suppressed, as Guava suppresses them for {@code ConcurrentSkipListMap}: the entry
+ * key-set suites, 33,000 tests) against FerriteSortedMap in an anonymous pool of the default backend
+ * (the backends' own suites cover their memory access; {@code SortedMapProcessTest} file and shm pools). Suppressed, as Guava suppresses them for {@code ConcurrentSkipListMap}: the entry
  * {@code setValue} tests (entries are snapshots). Run by JUnit's vintage engine.
  */
 public class FerriteSortedMapConformanceTest {
@@ -30,18 +30,13 @@ public class FerriteSortedMapConformanceTest {
     private static final AtomicInteger MAPS = new AtomicInteger();
 
     /** @return one suite per backend and pool kind */
+    /**
+     * @return the suites
+     * @throws NoSuchMethodException if Guava's suppressed testers changed names
+     */
     public static Test suite() throws NoSuchMethodException {
         TestSuite all = new TestSuite("FerriteSortedMap conformance (guava-testlib)");
-        for (MemoryBackend backend : Ferrite.backends()) {
-            if (!backend.isAvailable()) {
-                continue;
-            }
-            for (PoolSpec.Kind kind : List.of(PoolSpec.Kind.ANONYMOUS, PoolSpec.Kind.SHM)) {
-                if (backend.supports(kind)) {
-                    all.addTest(suiteFor(backend, kind));
-                }
-            }
-        }
+        all.addTest(suiteFor(Ferrite.backend(), PoolSpec.Kind.ANONYMOUS));
         return all;
     }
 
@@ -60,6 +55,7 @@ public class FerriteSortedMapConformanceTest {
         return ConcurrentNavigableMapTestSuiteBuilder.using(new TestStringSortedMapGenerator() {
                     @Override
                     protected SortedMap<String, String> create(Map.Entry<String, String>[] entries) {
+                        dropAll(pool, open); // the iterator testers make a map per step: keep the pool's names free
                         FerriteSortedMap<String, String> map = FerriteSortedMap.builder(Codec.utf8(), Codec.utf8())
                                 .pool(pool, "conformance-" + MAPS.incrementAndGet()).create();
                         open.add(map);
@@ -75,13 +71,15 @@ public class FerriteSortedMapConformanceTest {
                 .suppressing(MapEntrySetTester.class.getMethod("testSetValue"),
                         MapEntrySetTester.class.getMethod("testSetValueWithNullValuesAbsent"),
                         MapEntrySetTester.class.getMethod("testSetValueWithNullValuesPresent"))
-                .withTearDown(() -> {
-                    for (FerriteSortedMap<?, ?> m : open) {
-                        m.close();
-                        FerriteSortedMap.delete(pool, m.name());
-                    }
-                    open.clear();
-                })
+                .withTearDown(() -> dropAll(pool, open))
                 .createTestSuite();
+    }
+
+    private static void dropAll(ChunkPool pool, List<FerriteSortedMap<?, ?>> open) {
+        for (FerriteSortedMap<?, ?> m : open) {
+            m.close();
+            FerriteSortedMap.delete(pool, m.name());
+        }
+        open.clear();
     }
 }

@@ -1,0 +1,198 @@
+package dev.ferrite.kv;
+
+import dev.ferrite.PoolSpec;
+import dev.ferrite.testkit.ChildJvm;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A sorted map written by child JVMs: killed with SIGKILL at random instants while this JVM reads,
+ * it loses no acknowledged write, readers never see a torn value or a key out of order, and after
+ * the next opener takes the dead writer's lock over no page is lost; merges from three processes
+ * at once count exactly.
+ */
+class SortedMapProcessTest {
+
+    private static final int KEYS = 400;
+
+    @TempDir
+    Path dir;
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ferrite.kv.MapTargets#backends")
+    void writersKilledAtRandomInstantsLoseNoAcknowledgedWrite(String backend) throws Exception {
+        String where = where(backend, "sorted-killed");
+        FerriteSortedMapBuilder<String, byte[]> b = SortedPeer.builder(Codec.bytes(), backend, where);
+        b.create().close();
+        Map<String, Long> acked = new ConcurrentHashMap<>();
+        Random random = new Random(Long.getLong("ferrite.test.killSeed", 11));
+        long repairs = 0;
+        try {
+            int rounds = Integer.getInteger("ferrite.test.killRounds", 5);
+            for (int round = 0; round < rounds; round++) {
+                List<Process> writers = new ArrayList<>();
+                List<Thread> ackReaders = new ArrayList<>();
+                AtomicLong roundAcks = new AtomicLong();
+                for (int id = 0; id < 2; id++) {
+                    Process p = ChildJvm.start(ChildJvm.ferriteFlags(), SortedPeer.class, "writer", backend, where,
+                            String.valueOf(id), String.valueOf(KEYS), String.valueOf(round * 1_000_000_000L));
+                    writers.add(p);
+                    ackReaders.add(readAcks(p, acked, roundAcks));
+                }
+                AtomicBoolean stop = new AtomicBoolean();
+                AtomicReference<Throwable> readerError = new AtomicReference<>();
+                AtomicLong reads = new AtomicLong();
+                Thread reader = new Thread(() -> readWhileTheyWrite(b, stop, readerError, reads));
+                reader.start();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+                while (roundAcks.get() < 2 && System.nanoTime() - deadline < 0) {
+                    Thread.sleep(10);
+                }
+                assertTrue(roundAcks.get() >= 2, "the writers of round " + round + " acknowledged nothing in 120 s");
+                Thread.sleep(200 + random.nextInt(1200));
+                for (Process p : writers) {
+                    p.destroyForcibly(); // SIGKILL
+                }
+                for (Process p : writers) {
+                    assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+                }
+                for (Thread t : ackReaders) {
+                    t.join();
+                }
+                stop.set(true);
+                reader.join();
+                if (readerError.get() != null) {
+                    throw new AssertionError("a read during the writes failed", readerError.get());
+                }
+                assertTrue(reads.get() > 0);
+                try (FerriteSortedMap<String, byte[]> map = b.open()) {
+                    for (Map.Entry<String, Long> e : acked.entrySet()) {
+                        byte[] v = map.get(e.getKey());
+                        assertTrue(v != null, "acknowledged key " + e.getKey() + " is missing after round " + round);
+                        long stored = SortedPeer.sequence(v);
+                        int index = Integer.parseInt(e.getKey().substring(e.getKey().indexOf('-') + 1));
+                        assertTrue(stored >= e.getValue() && stored % KEYS == index && stored < (round + 1) * 1_000_000_000L,
+                                e.getKey() + " holds " + stored + ", last acknowledged " + e.getValue() + " (round " + round + ")");
+                    }
+                    long n = 0;
+                    String previous = null;
+                    for (Map.Entry<String, byte[]> e : map.entrySet()) {
+                        SortedPeer.sequence(e.getValue());
+                        assertTrue(previous == null || previous.compareTo(e.getKey()) < 0, previous + " before " + e.getKey());
+                        previous = e.getKey();
+                        n++;
+                    }
+                    assertEquals(map.size(), n, "size() counts what iteration finds");
+                    SortedMapModelTest.assertNoPageLost(map);
+                    repairs = map.repairs();
+                }
+            }
+            System.out.println("kill -9 rounds of a sorted map on " + backend + ": " + acked.size()
+                    + " keys acknowledged, " + repairs + " lock takeovers");
+        } finally {
+            delete(backend, where);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ferrite.kv.MapTargets#backends")
+    void mergeCountsExactlyFromThreeProcessesAtOnce(String backend) throws Exception {
+        String where = where(backend, "sorted-merge");
+        FerriteSortedMapBuilder<String, Long> b = SortedPeer.builder(Codec.int64(), backend, where);
+        b.create().close();
+        try {
+            List<Process> mergers = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                mergers.add(ChildJvm.start(ChildJvm.ferriteFlags(), SortedPeer.class, "merger", backend, where, "2000"));
+            }
+            for (Process p : mergers) {
+                assertTrue(p.waitFor(300, TimeUnit.SECONDS), "a merger did not finish in 300 s");
+                assertEquals(0, p.exitValue(), new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8));
+            }
+            try (FerriteSortedMap<String, Long> map = b.open()) {
+                assertEquals(6000L, map.get("count"));
+                SortedMapModelTest.assertNoPageLost(map);
+            }
+        } finally {
+            delete(backend, where);
+        }
+    }
+
+    private static void readWhileTheyWrite(FerriteSortedMapBuilder<String, byte[]> b, AtomicBoolean stop,
+                                           AtomicReference<Throwable> error, AtomicLong reads) {
+        try (FerriteSortedMap<String, byte[]> map = b.open()) {
+            Random r = new Random();
+            while (!stop.get()) {
+                int writer = r.nextInt(2);
+                String key = SortedPeer.key(writer, r.nextInt(KEYS));
+                if (r.nextInt(8) == 0) {
+                    String previous = null; // a range, in order, each value whole
+                    for (Map.Entry<String, byte[]> e : map.tailMap(key).headMap(SortedPeer.key(writer, KEYS)).entrySet()) {
+                        SortedPeer.sequence(e.getValue());
+                        if (previous != null && previous.compareTo(e.getKey()) >= 0) {
+                            throw new AssertionError(previous + " before " + e.getKey());
+                        }
+                        previous = e.getKey();
+                    }
+                } else {
+                    byte[] v = map.get(key);
+                    if (v != null) {
+                        SortedPeer.sequence(v); // throws on a torn value
+                    }
+                }
+                reads.incrementAndGet();
+            }
+        } catch (Throwable t) {
+            error.set(t);
+        }
+    }
+
+    private static Thread readAcks(Process p, Map<String, Long> acked, AtomicLong count) {
+        Thread t = new Thread(() -> {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = in.readLine()) != null) {
+                    int space = line.indexOf(' ');
+                    if (space > 0) {
+                        acked.merge(line.substring(0, space), Long.parseLong(line.substring(space + 1)), Math::max);
+                        count.incrementAndGet();
+                    }
+                }
+            } catch (IOException | NumberFormatException e) {
+                // a line cut by the kill: everything before it was read
+            }
+        });
+        t.start();
+        return t;
+    }
+
+    private String where(String backend, String what) {
+        return backend.equals("shm") ? "shm:" + MapTargets.shmName(what.hashCode() & 0xFFFF)
+                : "file:" + dir.resolve(what + ".map");
+    }
+
+    private static void delete(String backend, String where) {
+        if (where.startsWith("shm:")) {
+            dev.ferrite.Ferrite.backend(backend).deletePool(PoolSpec.shm(where.substring(4)).build());
+        }
+    }
+}
