@@ -14,6 +14,7 @@ final class Catalog {
     static final String QUEUE = "Queue throughput (seed 004)";
     static final String PING_PONG = "Queue ping-pong latency (seed 004)";
     static final String MAP = "Off-heap map, 16 B keys, 100 B values (seed 003)";
+    static final String SORTED = "Sorted map, 16 B keys, 100 B values";
 
     private static final Map<String, Entry> ENTRIES = new HashMap<>();
 
@@ -130,6 +131,13 @@ final class Catalog {
                 "open"));
         add("Chronicle.openGetClose", new Entry(MAP, "reopen after a clean close", "Chronicle Map (file)", false, true,
                 null, 1, "open"));
+
+        String[][] sortedOps = {{"get", "get, hit"}, {"put", "put, overwrite"}, {"scan100", "range scan, 100 entries"}};
+        for (String[] op : sortedOps) {
+            add("FerriteSorted." + op[0], new Entry(SORTED, op[1], "FerriteSortedMap (file)", true, false, null, 1, "op"));
+            add("SkipList." + op[0], new Entry(SORTED, op[1], "ConcurrentSkipListMap (heap)", false, true, null, 1, "op"));
+            add("LmdbSorted." + op[0], new Entry(SORTED, op[1], "LMDB (file, NOSYNC)", false, false, null, 1, "op"));
+        }
 
         add("PoolChurn.freeAndAllocate", new Entry(CHURN, "free one, allocate 1-64 chunks", "Ferrite", true, false, null,
                 1, "operation"));
