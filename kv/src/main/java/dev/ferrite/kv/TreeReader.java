@@ -31,6 +31,9 @@ final class TreeReader {
     record Hit(byte[] key, byte[] value) {
     }
 
+    /** Deeper than any tree: a B+tree of 2^31 pages with at least two children per branch has 32 levels. */
+    static final int MAX_DEPTH = 64;
+
     private final PageStore pages;
     private final int pageSize;
     private final ThreadLocal<byte[]> buffers;
@@ -46,9 +49,10 @@ final class TreeReader {
         byte[] buf = buffers.get();
         retry:
         while (true) {
-            long ref = pages.header.getLongVolatile(SortedLayout.ROOT);
-            while (ref != 0) {
-                if (!pages.read(ref, buf)) {
+            long root = pages.header.getLongVolatile(SortedLayout.ROOT);
+            long ref = root;
+            for (int depth = 0; ref != 0; depth++) {
+                if (!read(root, ref, buf, depth)) {
                     continue retry;
                 }
                 int number = SortedLayout.refPage(ref);
@@ -60,7 +64,7 @@ final class TreeReader {
                 if (i < 0) {
                     return null;
                 }
-                byte[] value = value(buf, number, PageLayout.entry(buf, number, i, LEAF_ENTRY_HEADER));
+                byte[] value = value(root, buf, number, PageLayout.entry(buf, number, i, LEAF_ENTRY_HEADER));
                 if (value == null) {
                     continue retry;
                 }
@@ -93,11 +97,12 @@ final class TreeReader {
         boolean up = rel.ascending();
         retry:
         while (true) {
-            long ref = pages.header.getLongVolatile(SortedLayout.ROOT);
+            long root = pages.header.getLongVolatile(SortedLayout.ROOT);
+            long ref = root;
             long fallback = 0; // the subtree beside the path in the wanted direction, deepest so far
             byte[] k = key;
-            while (ref != 0) {
-                if (!pages.read(ref, buf)) {
+            for (int depth = 0; ref != 0; depth++) {
+                if (!read(root, ref, buf, depth)) {
                     continue retry;
                 }
                 int number = SortedLayout.refPage(ref);
@@ -130,7 +135,7 @@ final class TreeReader {
                     for (int i = pos; i >= 0 && i < count && hits.size() < max; i += up ? 1 : -1) {
                         int at = PageLayout.entry(buf, number, i, LEAF_ENTRY_HEADER);
                         int kl = PageLayout.leafKeyLength(buf, number, at);
-                        byte[] v = value(buf, number, at);
+                        byte[] v = value(root, buf, number, at);
                         if (v == null) {
                             continue retry;
                         }
@@ -155,10 +160,11 @@ final class TreeReader {
         byte[] buf = buffers.get();
         retry:
         while (true) {
-            long ref = pages.header.getLongVolatile(SortedLayout.ROOT);
+            long root = pages.header.getLongVolatile(SortedLayout.ROOT);
+            long ref = root;
             long below = 0;
-            while (ref != 0) {
-                if (!pages.read(ref, buf)) {
+            for (int depth = 0; ref != 0; depth++) {
+                if (!read(root, ref, buf, depth)) {
                     continue retry;
                 }
                 int number = SortedLayout.refPage(ref);
@@ -182,10 +188,11 @@ final class TreeReader {
         byte[] buf = buffers.get();
         retry:
         while (true) {
-            long ref = pages.header.getLongVolatile(SortedLayout.ROOT);
+            long root = pages.header.getLongVolatile(SortedLayout.ROOT);
+            long ref = root;
             long rest = index;
-            while (ref != 0 && rest >= 0) {
-                if (!pages.read(ref, buf)) {
+            for (int depth = 0; ref != 0 && rest >= 0; depth++) {
+                if (!read(root, ref, buf, depth)) {
                     continue retry;
                 }
                 int number = SortedLayout.refPage(ref);
@@ -210,7 +217,7 @@ final class TreeReader {
                 }
                 int at = PageLayout.entry(buf, number, (int) rest, LEAF_ENTRY_HEADER);
                 int kl = PageLayout.leafKeyLength(buf, number, at);
-                byte[] v = value(buf, number, at);
+                byte[] v = value(root, buf, number, at);
                 if (v == null) {
                     continue retry;
                 }
@@ -228,7 +235,7 @@ final class TreeReader {
             if (ref == 0) {
                 return 0;
             }
-            if (!pages.read(ref, buf)) {
+            if (!read(ref, ref, buf, 0)) {
                 continue;
             }
             int number = SortedLayout.refPage(ref);
@@ -244,15 +251,47 @@ final class TreeReader {
         }
     }
 
+    /**
+     * Copies a page of the tree published as {@code root}.
+     *
+     * @return whether the copy is whole (false: the tree moved on since; start over)
+     * @throws dev.ferrite.CorruptFileException if the tree is still the published one (its pages
+     *                                          cannot have changed: the page is damaged), or the
+     *                                          path is deeper than any tree (a branch refers back)
+     */
+    private boolean read(long root, long ref, byte[] buf, int depth) {
+        if (depth > MAX_DEPTH) {
+            throw PageLayout.corrupt(SortedLayout.refPage(ref), "lies deeper than " + MAX_DEPTH
+                    + " levels, more than any tree has: a branch refers back to a page above it");
+        }
+        if (pages.read(ref, buf)) {
+            return true;
+        }
+        stillPublished(root, ref);
+        return false;
+    }
+
+    /** @throws dev.ferrite.CorruptFileException if a page that failed its stamp check belongs to the published tree */
+    private void stillPublished(long root, long ref) {
+        if (pages.header.getLongVolatile(SortedLayout.ROOT) == root) {
+            throw PageLayout.corrupt(SortedLayout.refPage(ref), "its stamp is not " + SortedLayout.refStamp(ref)
+                    + ", the one the published tree's reference names");
+        }
+    }
+
     /** @return the value of the checked leaf entry at {@code at}, or null if an overflow page moved */
-    private byte[] value(byte[] buf, int number, int at) {
+    private byte[] value(long root, byte[] buf, int number, int at) {
         int kl = PageLayout.leafKeyLength(buf, number, at);
         int length = PageLayout.getInt(buf, at + 3);
         int from = at + LEAF_ENTRY_HEADER + kl;
         if (buf[at + 2] == PageLayout.INLINE) {
             return Arrays.copyOfRange(buf, from, from + length);
         }
-        return readOverflow(pages, PageLayout.getLong(buf, from), length, number);
+        byte[] v = readOverflow(pages, PageLayout.getLong(buf, from), length, number);
+        if (v == null) {
+            stillPublished(root, PageLayout.getLong(buf, from));
+        }
+        return v;
     }
 
     /**

@@ -49,7 +49,11 @@ final class TreeWriter {
             numbers.add(0);
         } else {
             long ref = root;
-            while (true) {
+            for (int depth = 0; ; depth++) {
+                if (depth > TreeReader.MAX_DEPTH) {
+                    throw PageLayout.corrupt(SortedLayout.refPage(ref), "lies deeper than " + TreeReader.MAX_DEPTH
+                            + " levels: a branch refers back to a page above it");
+                }
                 TreeNode n = node(ref);
                 nodes.add(n);
                 numbers.add(SortedLayout.refPage(ref));
