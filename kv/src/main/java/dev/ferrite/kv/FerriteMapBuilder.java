@@ -1,13 +1,10 @@
 package dev.ferrite.kv;
 
 import dev.ferrite.ChunkPool;
-import dev.ferrite.Ferrite;
 import dev.ferrite.FerriteException;
 import dev.ferrite.InvalidSpecException;
 import dev.ferrite.PoolSpec;
-import dev.ferrite.spi.MemoryBackend;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Objects;
 
@@ -42,11 +39,8 @@ public final class FerriteMapBuilder<K, V> {
     private final Codec<V> valueCodec;
     /** Chunk size of a pool the builder makes, or 0 for the pool's default. */
     private long chunkSize;
-    private Path file;
-    private String shm;
-    private ChunkPool pool;
+    private final PoolPlace place = new PoolPlace();
     private String name = DEFAULT_NAME;
-    private String backend;
     private long expectedEntries = 1024;
     private int sections;
     private int averageKeySize = 16;
@@ -70,9 +64,7 @@ public final class FerriteMapBuilder<K, V> {
      * @return this builder
      */
     public FerriteMapBuilder<K, V> file(Path path) {
-        this.file = Objects.requireNonNull(path, "path");
-        this.shm = null;
-        this.pool = null;
+        place.file(path);
         return this;
     }
 
@@ -84,9 +76,7 @@ public final class FerriteMapBuilder<K, V> {
      * @return this builder
      */
     public FerriteMapBuilder<K, V> shm(String shmName) {
-        this.shm = Objects.requireNonNull(shmName, "shmName");
-        this.file = null;
-        this.pool = null;
+        place.shm(shmName);
         return this;
     }
 
@@ -99,10 +89,8 @@ public final class FerriteMapBuilder<K, V> {
      * @return this builder
      */
     public FerriteMapBuilder<K, V> pool(ChunkPool chunkPool, String mapName) {
-        this.pool = Objects.requireNonNull(chunkPool, "chunkPool");
+        place.pool(chunkPool);
         this.name = Objects.requireNonNull(mapName, "mapName");
-        this.file = null;
-        this.shm = null;
         return this;
     }
 
@@ -121,7 +109,7 @@ public final class FerriteMapBuilder<K, V> {
      * @return this builder
      */
     public FerriteMapBuilder<K, V> backend(String backendName) {
-        this.backend = backendName;
+        place.backend(backendName);
         return this;
     }
 
@@ -287,25 +275,25 @@ public final class FerriteMapBuilder<K, V> {
         if (readOnly) {
             throw new InvalidSpecException("a map cannot be created read-only");
         }
-        if (pool != null) {
-            return new FerriteMap<>(keyCodec, valueCodec, MapStore.create(pool, name, shape(pool), keyCodec, valueCodec, verifyReads), null);
+        if (place.callersPool() != null) {
+            return new FerriteMap<>(keyCodec, valueCodec, MapStore.create(place.callersPool(), name, shape(place.callersPool()), keyCodec, valueCodec, verifyReads), null);
         }
-        PoolSpec.Builder spec = location().capacity(capacity).maxNamedSegments(2 * sectionCount() + 64);
+        PoolSpec.Builder spec = place.spec().capacity(capacity).maxNamedSegments(2 * sectionCount() + 64);
         if (overwrite) {
             spec.overwrite(true);
-        } else if (exists()) {
-            throw new FerriteException("a map already exists at " + where() + "; open() it, or create with overwrite(true)");
+        } else if (place.exists(name)) {
+            throw new FerriteException("a map already exists at " + place.where() + "; open() it, or create with overwrite(true)");
         }
         if (chunkSize > 0) {
             spec.chunkSize(chunkSize);
         }
-        ChunkPool made = backend().createPool(spec.build());
+        ChunkPool made = place.backend().createPool(spec.build());
         try {
             return new FerriteMap<>(keyCodec, valueCodec, MapStore.create(made, name, shape(made), keyCodec, valueCodec, verifyReads), made);
         } catch (RuntimeException e) {
             made.close();
             if (made.spec().kind() != PoolSpec.Kind.ANONYMOUS) {
-                backend().deletePool(made.spec());
+                place.backend().deletePool(made.spec());
             }
             throw e;
         }
@@ -320,16 +308,16 @@ public final class FerriteMapBuilder<K, V> {
      * @throws dev.ferrite.CorruptFileException naming the field if the map's header is damaged
      */
     public FerriteMap<K, V> open() {
-        if (pool != null) {
-            return new FerriteMap<>(keyCodec, valueCodec, openIn(pool), null);
+        if (place.callersPool() != null) {
+            return new FerriteMap<>(keyCodec, valueCodec, openIn(place.callersPool()), null);
         }
-        if (file == null && shm == null) {
+        if (!place.persistent()) {
             throw new FerriteException("a process-local map cannot be opened, only created: say file(...), shm(...) or pool(...)");
         }
-        if (!exists()) {
-            throw new FerriteException("no map at " + where() + "; create() makes one");
+        if (!place.exists(name)) {
+            throw new FerriteException("no map at " + place.where() + "; create() makes one");
         }
-        ChunkPool opened = backend().openPool(location().readOnly(readOnly).build());
+        ChunkPool opened = place.backend().openPool(place.spec().readOnly(readOnly).build());
         try {
             return new FerriteMap<>(keyCodec, valueCodec, openIn(opened), opened);
         } catch (RuntimeException e) {
@@ -347,32 +335,20 @@ public final class FerriteMapBuilder<K, V> {
     public FerriteMap<K, V> createOrOpen() {
         for (int attempt = 0; ; attempt++) {
             try {
-                if (exists()) {
+                if (place.exists(name)) {
                     return open();
                 }
                 return create();
             } catch (FerriteException e) {
                 // Another process created it between the check and the creation: open it.
-                if (attempt >= 3 || !exists()) {
+                if (attempt >= 3 || !place.exists(name)) {
                     throw e;
                 }
             }
         }
     }
 
-    private boolean exists() {
-        if (pool != null) {
-            return pool.segmentNames().contains(name);
-        }
-        Path backing = location().build().backingFile();
-        return backing != null && Files.exists(backing);
-    }
 
-    /** @return the place of a map in a pool of its own, as messages name it */
-    private String where() {
-        Path backing = location().build().backingFile();
-        return shm == null ? String.valueOf(backing) : "shm '" + shm + "' (" + backing + ")";
-    }
 
     /** @return the map in a pool, its codecs checked against those it was made with */
     private MapStore openIn(ChunkPool p) {
@@ -387,19 +363,7 @@ public final class FerriteMapBuilder<K, V> {
         return store;
     }
 
-    private MemoryBackend backend() {
-        return backend == null ? Ferrite.backend() : Ferrite.backend(backend);
-    }
 
-    private PoolSpec.Builder location() {
-        if (file != null) {
-            return PoolSpec.file(file);
-        }
-        if (shm != null) {
-            return PoolSpec.shm(shm);
-        }
-        return PoolSpec.anonymous();
-    }
 
     private static int sections(long entries) {
         long wanted = Math.max(MIN_SECTIONS, Math.min(MAX_SECTIONS, entries / ENTRIES_PER_SECTION));

@@ -5,10 +5,8 @@ import dev.ferrite.Ferrite;
 import dev.ferrite.FerriteException;
 import dev.ferrite.InvalidSpecException;
 import dev.ferrite.PoolSpec;
-import dev.ferrite.spi.MemoryBackend;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Objects;
 
@@ -29,11 +27,8 @@ public final class FerriteSortedMapBuilder<K, V> {
 
     private final Codec<K> keyCodec;
     private final Codec<V> valueCodec;
-    private Path file;
-    private String shm;
-    private ChunkPool pool;
+    private final PoolPlace place = new PoolPlace();
     private String name = DEFAULT_NAME;
-    private String backend;
     private int pageSize = DEFAULT_PAGE_SIZE;
     private long capacity = FerriteMapBuilder.DEFAULT_CAPACITY;
     private boolean readOnly;
@@ -55,9 +50,7 @@ public final class FerriteSortedMapBuilder<K, V> {
      * @return this builder
      */
     public FerriteSortedMapBuilder<K, V> file(Path path) {
-        this.file = Objects.requireNonNull(path, "path");
-        this.shm = null;
-        this.pool = null;
+        place.file(path);
         return this;
     }
 
@@ -68,9 +61,7 @@ public final class FerriteSortedMapBuilder<K, V> {
      * @return this builder
      */
     public FerriteSortedMapBuilder<K, V> shm(String shmName) {
-        this.shm = Objects.requireNonNull(shmName, "shmName");
-        this.file = null;
-        this.pool = null;
+        place.shm(shmName);
         return this;
     }
 
@@ -82,9 +73,7 @@ public final class FerriteSortedMapBuilder<K, V> {
      * @return this builder
      */
     public FerriteSortedMapBuilder<K, V> pool(ChunkPool chunkPool, String mapName) {
-        this.pool = Objects.requireNonNull(chunkPool, "chunkPool");
-        this.file = null;
-        this.shm = null;
+        place.pool(chunkPool);
         return name(mapName);
     }
 
@@ -107,7 +96,7 @@ public final class FerriteSortedMapBuilder<K, V> {
      * @return this builder
      */
     public FerriteSortedMapBuilder<K, V> backend(String backendName) {
-        this.backend = Objects.requireNonNull(backendName, "backendName");
+        place.backend(Objects.requireNonNull(backendName, "backendName"));
         return this;
     }
 
@@ -172,25 +161,25 @@ public final class FerriteSortedMapBuilder<K, V> {
         if (readOnly) {
             throw new InvalidSpecException("a map cannot be created read-only");
         }
-        if (pool != null) {
-            if (pool.segmentNames().contains(name)) {
-                throw new FerriteException("a segment named '" + name + "' already exists in " + pool.spec().describe());
+        if (place.callersPool() != null) {
+            if (place.callersPool().segmentNames().contains(name)) {
+                throw new FerriteException("a segment named '" + name + "' already exists in " + place.callersPool().spec().describe());
             }
-            return new FerriteSortedMap<>(SortedStore.create(pool, name, pageSize, keyCodec, valueCodec), keyCodec, valueCodec, null);
+            return new FerriteSortedMap<>(SortedStore.create(place.callersPool(), name, pageSize, keyCodec, valueCodec), keyCodec, valueCodec, null);
         }
-        PoolSpec.Builder spec = location().capacity(capacity).maxNamedSegments(256);
+        PoolSpec.Builder spec = place.spec().capacity(capacity).maxNamedSegments(256);
         if (overwrite) {
             spec.overwrite(true);
-        } else if (exists()) {
-            throw new FerriteException("a sorted map already exists at " + where() + "; open() it, or create with overwrite(true)");
+        } else if (place.exists(name)) {
+            throw new FerriteException("a sorted map already exists at " + place.where() + "; open() it, or create with overwrite(true)");
         }
-        ChunkPool made = backend().createPool(spec.build());
+        ChunkPool made = place.backend().createPool(spec.build());
         try {
             return new FerriteSortedMap<>(SortedStore.create(made, name, pageSize, keyCodec, valueCodec), keyCodec, valueCodec, made);
         } catch (RuntimeException e) {
             made.close();
             if (made.spec().kind() != PoolSpec.Kind.ANONYMOUS) {
-                backend().deletePool(made.spec());
+                place.backend().deletePool(made.spec());
             }
             throw e;
         }
@@ -205,16 +194,16 @@ public final class FerriteSortedMapBuilder<K, V> {
      * @throws dev.ferrite.CorruptFileException naming the field if its header is damaged
      */
     public FerriteSortedMap<K, V> open() {
-        if (pool != null) {
-            return new FerriteSortedMap<>(openIn(pool), keyCodec, valueCodec, null);
+        if (place.callersPool() != null) {
+            return new FerriteSortedMap<>(openIn(place.callersPool()), keyCodec, valueCodec, null);
         }
-        if (file == null && shm == null) {
+        if (!place.persistent()) {
             throw new FerriteException("a process-local map cannot be opened, only created: say file(...), shm(...) or pool(...)");
         }
-        if (!exists()) {
-            throw new FerriteException("no sorted map at " + where() + "; create() makes one");
+        if (!place.exists(name)) {
+            throw new FerriteException("no sorted map at " + place.where() + "; create() makes one");
         }
-        ChunkPool opened = backend().openPool(location().readOnly(readOnly).build());
+        ChunkPool opened = place.backend().openPool(place.spec().readOnly(readOnly).build());
         try {
             return new FerriteSortedMap<>(openIn(opened), keyCodec, valueCodec, opened);
         } catch (RuntimeException e) {
@@ -231,9 +220,9 @@ public final class FerriteSortedMapBuilder<K, V> {
     public FerriteSortedMap<K, V> createOrOpen() {
         for (int attempt = 0; ; attempt++) {
             try {
-                return exists() ? open() : create();
+                return place.exists(name) ? open() : create();
             } catch (FerriteException e) {
-                if (attempt >= 3 || !exists()) {
+                if (attempt >= 3 || !place.exists(name)) {
                     throw e;
                 }
             }
@@ -245,30 +234,7 @@ public final class FerriteSortedMapBuilder<K, V> {
                 .orElseThrow(() -> new FerriteException("no sorted map named '" + name + "' in " + p.spec().describe()));
     }
 
-    private boolean exists() {
-        if (pool != null) {
-            return pool.segmentNames().contains(name);
-        }
-        Path backing = location().build().backingFile();
-        return backing != null && Files.exists(backing);
-    }
 
-    private String where() {
-        Path backing = location().build().backingFile();
-        return shm == null ? String.valueOf(backing) : "shm '" + shm + "' (" + backing + ")";
-    }
 
-    private MemoryBackend backend() {
-        return backend == null ? Ferrite.backend() : Ferrite.backend(backend);
-    }
 
-    private PoolSpec.Builder location() {
-        if (file != null) {
-            return PoolSpec.file(file);
-        }
-        if (shm != null) {
-            return PoolSpec.shm(shm);
-        }
-        return PoolSpec.anonymous();
-    }
 }

@@ -147,7 +147,7 @@ final class MapCoding<K, V> {
     }
 
     /** @return the bytes a codec writes for a value, checked to be as many as its {@code size()} said */
-    private static <T> byte[] encode(Codec<T> codec, T value, int size) {
+    static <T> byte[] encode(Codec<T> codec, T value, int size) {
         byte[] b = new byte[size];
         ByteBuffer buf = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
         codec.encode(value, buf);

@@ -80,13 +80,6 @@ final class SortedCoding<K, V> {
     }
 
     private static <T> byte[] encode(Codec<T> codec, T value) {
-        int size = codec.size(value);
-        byte[] b = new byte[size];
-        ByteBuffer buf = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
-        codec.encode(value, buf);
-        if (buf.position() != size) {
-            throw new FerriteException(codec + " wrote " + buf.position() + " bytes where its size() said " + size);
-        }
-        return b;
+        return MapCoding.encode(codec, value, codec.size(value));
     }
 }

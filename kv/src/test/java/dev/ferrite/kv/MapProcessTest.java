@@ -244,7 +244,11 @@ class MapProcessTest {
         }
     }
 
-    private static Thread readAcks(Process p, Map<String, Long> acked, AtomicLong count) {
+    /**
+     * Reads a writer peer's acknowledgements ({@code key sequence} lines) into {@code acked} (the
+     * highest sequence per key) until the peer's output ends; also used by {@code SortedMapProcessTest}.
+     */
+    static Thread readAcks(Process p, Map<String, Long> acked, AtomicLong count) {
         Thread t = new Thread(() -> {
             try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
                 String line;

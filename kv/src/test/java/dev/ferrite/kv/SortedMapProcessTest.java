@@ -6,9 +6,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -56,7 +53,7 @@ class SortedMapProcessTest {
                     Process p = ChildJvm.start(ChildJvm.ferriteFlags(), SortedPeer.class, "writer", backend, where,
                             String.valueOf(id), String.valueOf(KEYS), String.valueOf(round * 1_000_000_000L));
                     writers.add(p);
-                    ackReaders.add(readAcks(p, acked, roundAcks));
+                    ackReaders.add(MapProcessTest.readAcks(p, acked, roundAcks));
                 }
                 AtomicBoolean stop = new AtomicBoolean();
                 AtomicReference<Throwable> readerError = new AtomicReference<>();
@@ -164,25 +161,6 @@ class SortedMapProcessTest {
         } catch (Throwable t) {
             error.set(t);
         }
-    }
-
-    private static Thread readAcks(Process p, Map<String, Long> acked, AtomicLong count) {
-        Thread t = new Thread(() -> {
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = in.readLine()) != null) {
-                    int space = line.indexOf(' ');
-                    if (space > 0) {
-                        acked.merge(line.substring(0, space), Long.parseLong(line.substring(space + 1)), Math::max);
-                        count.incrementAndGet();
-                    }
-                }
-            } catch (IOException | NumberFormatException e) {
-                // a line cut by the kill: everything before it was read
-            }
-        });
-        t.start();
-        return t;
     }
 
     private String where(String backend, String what) {
