@@ -24,7 +24,7 @@ import java.util.Objects;
  * the dead one's lock and finds the pages it held. Sizes, ranks ({@link #countBelow}) and entries
  * by position ({@link #entryAt}) take O(log n), also on sub-map views.
  *
- * <p>Keys and values go through {@link Codec}s; keys of up to a quarter of a page (1,001 bytes at
+ * <p>Keys and values go through {@link Codec}s; keys of up to {@code (pageSize - 16) / 4 - 17} bytes (1,003 at
  * the default 4 KiB), values of up to 512 MiB. Values are compared by their bytes
  * ({@code remove(key, value)}, {@code replace(key, old, new)}). Null keys and values are refused
  * with {@code NullPointerException}. Views, sub-maps and iterators are live; iterators are weakly

@@ -22,7 +22,7 @@ public final class FerriteSortedMapBuilder<K, V> {
 
     /** The map's name in a pool the builder makes. */
     public static final String DEFAULT_NAME = "sorted";
-    /** Bytes per page unless {@link #pageSize} says otherwise: 4 KiB (keys of up to 1,001 bytes). */
+    /** Bytes per page unless {@link #pageSize} says otherwise: 4 KiB (keys of up to 1,003 bytes). */
     public static final int DEFAULT_PAGE_SIZE = 4096;
 
     private final Codec<K> keyCodec;
@@ -102,7 +102,7 @@ public final class FerriteSortedMapBuilder<K, V> {
 
     /**
      * Bytes per page of a new map: a power of two from 4 KiB to 64 KiB. The longest key is a
-     * quarter of a page less 17 bytes (1,001 at 4 KiB, 16,361 at 64 KiB); values of any length up
+     * {@code (pageSize - 16) / 4 - 17} bytes (1,003 at 4 KiB, 16,363 at 64 KiB); values of any length up
      * to 512 MiB go to pages of their own when their entry passes that quarter.
      *
      * @param bytes the page size

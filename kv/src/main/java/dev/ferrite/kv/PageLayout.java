@@ -211,13 +211,6 @@ final class PageLayout {
         return lo - 1;
     }
 
-    /** @return a copy of the key of leaf entry {@code i} */
-    static byte[] leafKey(byte[] page, int number, int i) {
-        int at = entry(page, number, i, LEAF_ENTRY_HEADER);
-        int k = leafKeyLength(page, number, at);
-        return Arrays.copyOfRange(page, at + LEAF_ENTRY_HEADER, at + LEAF_ENTRY_HEADER + k);
-    }
-
     /** @return the child reference of branch entry {@code i} */
     static long childRef(byte[] page, int number, int i) {
         return getLong(page, entry(page, number, i, BRANCH_ENTRY_HEADER));

@@ -39,7 +39,7 @@ final class SortedCoding<K, V> {
         byte[] b = encode(keyCodec, (K) key);
         if (b.length > store.maxKey) {
             throw new FerriteException("key of " + b.length + " bytes is longer than the longest sorted map "
-                    + store.describe() + " takes, " + store.maxKey + " (its page size / 4 - 17)");
+                    + store.describe() + " takes, " + store.maxKey + " ((page size - 16) / 4 - 17)");
         }
         return b;
     }

@@ -12,7 +12,6 @@ import org.slf4j.LoggerFactory;
 import java.util.Optional;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Supplier;
 
 /**
  * A sorted map's engine on keys and values as bytes: its header ({@link SortedLayout}), pages
@@ -258,11 +257,6 @@ final class SortedStore implements AutoCloseable {
 
     private void release() {
         header.putLongVolatile(SortedLayout.LOCK, 0);
-    }
-
-    <T> T read(Supplier<T> read) {
-        checkOpen();
-        return read.get();
     }
 
     void checkOpen() {

@@ -167,6 +167,25 @@ class SortedMapModelTest {
         }
     }
 
+    @org.junit.jupiter.api.Test
+    void aKeyLongerThanTheLimitIsRefusedNamingBothLengthsAndChangesNothing() {
+        try (FerriteSortedMap<String, String> map = FerriteSortedMap.builder(Codec.utf8(), Codec.utf8())
+                .pool(pool, "limits").create()) {
+            assertEquals(1003, map.maxKeySize(), "(4096 - 16) / 4 - 17");
+            String longest = "k".repeat(map.maxKeySize());
+            map.put(longest, "v".repeat(5000)); // with an overflow value
+            assertEquals("v".repeat(5000), map.get(longest));
+            String tooLong = longest + "k";
+            dev.ferrite.FerriteException e = org.junit.jupiter.api.Assertions.assertThrows(
+                    dev.ferrite.FerriteException.class, () -> map.put(tooLong, "v"));
+            org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("1004") && e.getMessage().contains("1003"),
+                    e.getMessage());
+            assertEquals(null, map.get(tooLong), "a key that cannot be stored is simply absent");
+            assertEquals(1, map.size());
+            assertNoPageLost(map);
+        }
+    }
+
     private static void removeThroughIterator(FerriteSortedMap<String, String> map, NavigableMap<String, String> model, Random r) {
         for (Iterator<String> it = map.keySet().iterator(); it.hasNext(); ) {
             String k = it.next();
