@@ -5,6 +5,7 @@ import dev.ferrite.FerriteException;
 
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Supplier;
 
 /**
  * A sorted map whose entries live off the heap, in pages of a Ferrite pool: a
@@ -96,7 +97,7 @@ public final class FerriteSortedMap<K, V> extends SortedView<K, V> implements Au
             throw new FerriteException("key longer than the longest sorted map " + store.describe() + " takes, " + store.maxKey);
         }
         store.checkOpen();
-        return store.reader.countBelow(k, false);
+        return store.reader().countBelow(k, false);
     }
 
     /**
@@ -109,8 +110,44 @@ public final class FerriteSortedMap<K, V> extends SortedView<K, V> implements Au
             throw new IllegalArgumentException("index " + index + " is negative");
         }
         store.checkOpen();
-        TreeReader.Hit h = store.reader.at(index);
+        TreeReader.Hit h = store.reader().at(index);
         return h == null ? null : new SimpleImmutableEntry<>(coding.decodeKey(h.key()), coding.decodeValue(h.value()));
+    }
+
+    /**
+     * Runs {@code body} as one atomic change of this map: every change the calling thread makes to
+     * the map or its views inside it is published at once when it returns, with one store, so other
+     * threads and processes see all of them or none; the calling thread's reads inside it see its
+     * own changes. If {@code body} throws, or the process dies while it runs, none is made. The
+     * map's writers of every process wait meanwhile (readers do not). Inside an atomic change of
+     * the same thread, {@code body} simply runs as part of it.
+     *
+     * @param body what to do; it may read and change this map (not from other threads: their
+     *             changes wait for this one to end)
+     * @param <R>  what it returns
+     * @return what {@code body} returned
+     * @throws IllegalStateException if called inside a function given to one of the map's changes
+     *                               ({@code compute}, {@code merge}...), or if a change inside
+     *                               failed midway (for instance the pool ran out) and {@code body}
+     *                               caught that and went on: the whole change is then rolled back
+     * @throws UnsupportedOperationException if the map is read-only
+     */
+    public <R> R atomically(Supplier<R> body) {
+        Objects.requireNonNull(body, "body");
+        return store.atomically(body);
+    }
+
+    /**
+     * As {@link #atomically(Supplier)}, for a body that returns nothing.
+     *
+     * @param body what to do
+     */
+    public void atomically(Runnable body) {
+        Objects.requireNonNull(body, "body");
+        store.atomically(() -> {
+            body.run();
+            return null;
+        });
     }
 
     /** @return the longest key this map takes, in bytes */

@@ -34,12 +34,18 @@ final class SortedStore implements AutoCloseable {
     final String name;
     final Segment header;
     final PageStore pages;
-    final TreeReader reader;
+    private final TreeReader reader;
+    /** Reads the tree the open atomic change builds; used by that change's thread only. */
+    private final TreeReader atomicReader;
     final int maxKey;
     final boolean readOnly;
     private final TreeWriter writer;
     private final MapClients.Held client;
     private final ReentrantLock local = new ReentrantLock();
+    /** The thread running an atomic change ({@link #atomically}), or null; set and cleared by that thread under {@link #local}. */
+    private volatile Thread atomicThread;
+    /** Whether a change function runs now (under {@link #local}): a change inside it is recursion. */
+    private boolean changing;
     /** The lock word when this process opened the map, and its holder's pid (0 if none or unknown). */
     private final long lockAtOpen;
     private final long pidAtOpen;
@@ -53,6 +59,7 @@ final class SortedStore implements AutoCloseable {
         this.reader = new TreeReader(pages);
         this.maxKey = header.getInt(SortedLayout.MAX_KEY);
         this.writer = readOnly ? null : new TreeWriter(pages);
+        this.atomicReader = readOnly ? null : new TreeReader(pages, writer::root);
         this.lockAtOpen = header.getLongVolatile(SortedLayout.LOCK);
         this.pidAtOpen = lockAtOpen == 0 ? 0 : MapClients.lockHolderPid(header, lockAtOpen); // before its slot is freed
         MapClients.deadSlots(header, !readOnly);
@@ -182,21 +189,90 @@ final class SortedStore implements AutoCloseable {
             throw new UnsupportedOperationException("sorted map '" + name + "' is open read-only");
         }
         if (local.isHeldByCurrentThread()) {
-            throw new IllegalStateException("recursive update: this thread already changes sorted map '" + name
-                    + "' (a function given to compute, merge or replaceAll must not write the map)");
+            if (changing || atomicThread != Thread.currentThread()) {
+                throw new IllegalStateException("recursive update: this thread already changes sorted map '" + name
+                        + "' (a function given to compute, merge or replaceAll must not write the map)");
+            }
+            checkOpen();
+            return change(change); // inside this thread's atomic change
         }
         local.lock();
         try {
             checkOpen();
             acquire();
             try {
-                return change.apply(writer);
+                return change(change);
             } finally {
                 release();
             }
         } finally {
             local.unlock();
         }
+    }
+
+    private <T> T change(java.util.function.Function<TreeWriter, T> change) {
+        changing = true;
+        try {
+            return change.apply(writer);
+        } finally {
+            changing = false;
+        }
+    }
+
+    /**
+     * Runs {@code body} as one atomic change: as the map's one writer, every change the calling
+     * thread makes inside it builds a tree nobody else sees, published with one store when it
+     * returns; if it throws, or the process dies, none is published. Inside an atomic change of
+     * the same thread, runs {@code body} as part of it.
+     *
+     * @throws IllegalStateException if called inside a function given to a change, or if an
+     *                               operation inside failed midway and the body went on
+     */
+    <T> T atomically(java.util.function.Supplier<T> body) {
+        if (readOnly) {
+            throw new UnsupportedOperationException("sorted map '" + name + "' is open read-only");
+        }
+        if (local.isHeldByCurrentThread()) {
+            if (changing || atomicThread != Thread.currentThread()) {
+                throw new IllegalStateException("an atomic change of sorted map '" + name
+                        + "' cannot start inside a function given to one of its changes");
+            }
+            return body.get();
+        }
+        local.lock();
+        try {
+            checkOpen();
+            acquire();
+            try {
+                writer.begin();
+                atomicThread = Thread.currentThread();
+                T result;
+                try {
+                    result = body.get();
+                } catch (RuntimeException | Error e) {
+                    writer.rollback();
+                    throw e;
+                }
+                checkOpen();
+                writer.commit();
+                return result;
+            } finally {
+                atomicThread = null;
+                release();
+            }
+        } finally {
+            local.unlock();
+        }
+    }
+
+    /**
+     * @return the reader of the tree the calling thread sees: its atomic change's, else the
+     *         published one
+     * @throws SegmentClosedException if the map is closed
+     */
+    TreeReader reader() {
+        checkOpen();
+        return atomicThread == Thread.currentThread() ? atomicReader : reader;
     }
 
     /** Takes the shared lock word; the calling thread holds {@link #local}. */
@@ -282,6 +358,9 @@ final class SortedStore implements AutoCloseable {
     public void close() {
         if (closed) {
             return;
+        }
+        if (atomicThread == Thread.currentThread()) {
+            throw new IllegalStateException("sorted map '" + name + "' cannot be closed inside its own atomic change");
         }
         local.lock();
         try {

@@ -49,8 +49,7 @@ abstract class SortedView<K, V> extends AbstractMap<K, V> implements ConcurrentN
     }
 
     private TreeReader reader() {
-        coding.store.checkOpen();
-        return coding.store.reader;
+        return coding.store.reader();
     }
 
     // ---------------------------------------------------------------- bounds, in the map's order

@@ -3,6 +3,7 @@ package dev.ferrite.kv;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.LongSupplier;
 
 import static dev.ferrite.kv.PageLayout.BRANCH;
 import static dev.ferrite.kv.PageLayout.COUNT;
@@ -36,11 +37,22 @@ final class TreeReader {
 
     private final PageStore pages;
     private final int pageSize;
+    private final LongSupplier roots;
     private final ThreadLocal<byte[]> buffers;
 
+    /** A reader of the published tree. */
     TreeReader(PageStore pages) {
+        this(pages, () -> pages.header.getLongVolatile(SortedLayout.ROOT));
+    }
+
+    /**
+     * @param roots gives the root word of the tree to read: the published one, or the one an
+     *              atomic change builds (read by its own thread only)
+     */
+    TreeReader(PageStore pages, LongSupplier roots) {
         this.pages = pages;
         this.pageSize = pages.pageSize;
+        this.roots = roots;
         this.buffers = ThreadLocal.withInitial(() -> new byte[pageSize]);
     }
 
@@ -49,7 +61,7 @@ final class TreeReader {
         byte[] buf = buffers.get();
         retry:
         while (true) {
-            long root = pages.header.getLongVolatile(SortedLayout.ROOT);
+            long root = roots.getAsLong();
             long ref = root;
             for (int depth = 0; ref != 0; depth++) {
                 if (!read(root, ref, buf, depth)) {
@@ -97,7 +109,7 @@ final class TreeReader {
         boolean up = rel.ascending();
         retry:
         while (true) {
-            long root = pages.header.getLongVolatile(SortedLayout.ROOT);
+            long root = roots.getAsLong();
             long ref = root;
             long fallback = 0; // the subtree beside the path in the wanted direction, deepest so far
             byte[] k = key;
@@ -160,7 +172,7 @@ final class TreeReader {
         byte[] buf = buffers.get();
         retry:
         while (true) {
-            long root = pages.header.getLongVolatile(SortedLayout.ROOT);
+            long root = roots.getAsLong();
             long ref = root;
             long below = 0;
             for (int depth = 0; ref != 0; depth++) {
@@ -188,7 +200,7 @@ final class TreeReader {
         byte[] buf = buffers.get();
         retry:
         while (true) {
-            long root = pages.header.getLongVolatile(SortedLayout.ROOT);
+            long root = roots.getAsLong();
             long ref = root;
             long rest = index;
             for (int depth = 0; ref != 0 && rest >= 0; depth++) {
@@ -231,7 +243,7 @@ final class TreeReader {
     long size() {
         byte[] buf = buffers.get();
         while (true) {
-            long ref = pages.header.getLongVolatile(SortedLayout.ROOT);
+            long ref = roots.getAsLong();
             if (ref == 0) {
                 return 0;
             }
@@ -273,7 +285,7 @@ final class TreeReader {
 
     /** @throws dev.ferrite.CorruptFileException if a page that failed its stamp check belongs to the published tree */
     private void stillPublished(long root, long ref) {
-        if (pages.header.getLongVolatile(SortedLayout.ROOT) == root) {
+        if (roots.getAsLong() == root) {
             throw PageLayout.corrupt(SortedLayout.refPage(ref), "its stamp is not " + SortedLayout.refStamp(ref)
                     + ", the one the published tree's reference names");
         }

@@ -11,8 +11,10 @@ import java.util.function.UnaryOperator;
  * A sorted map's changes, copy-on-write: the writer (holding the map's lock) copies the path from
  * the root to the leaf it changes into new pages, splitting a page that outgrows its size and
  * merging one that falls under a quarter of it with a neighbour, then publishes the new root word
- * with one volatile store and only then frees the pages the old path held. Killed at any instant,
- * it leaves the last published tree whole; the pages it had taken are found again by
+ * with one volatile store and only then frees the pages the old path held. An atomic change
+ * ({@link #begin} ... {@link #commit}) publishes many changes with one store: until then they build
+ * a tree of their own, whose pages a later change of it frees at once. Killed at any instant, the
+ * writer leaves the last published tree whole; the pages it had taken are found again by
  * {@link #repair}. Not thread-safe: the caller holds the map's lock.
  */
 final class TreeWriter {
@@ -20,10 +22,16 @@ final class TreeWriter {
     private final PageStore pages;
     private final int pageSize;
     private final byte[] buf;
-    /** Pages this change took; given back if it fails before it publishes. */
-    private final List<Integer> taken = new ArrayList<>();
-    /** Pages the published change no longer uses. */
+    /** Pages this change (or atomic change) took and has not published; given back if it fails. */
+    private final BitSet taken = new BitSet();
+    /** Pages of the published tree the change no longer uses: freed once it is published. */
     private final List<Integer> retired = new ArrayList<>();
+    /** Whether an atomic change is open: changes build {@link #working} and publish at {@link #commit}. */
+    private boolean atomic;
+    /** The root word of the tree an atomic change builds. */
+    private long working;
+    /** Why the open atomic change can only be rolled back (an operation inside it failed midway), or null. */
+    private Throwable failed;
 
     TreeWriter(PageStore pages) {
         this.pages = pages;
@@ -40,7 +48,8 @@ final class TreeWriter {
      * @return the value before, or null
      */
     byte[] update(byte[] key, UnaryOperator<byte[]> change) {
-        long root = pages.header.getLongVolatile(SortedLayout.ROOT);
+        checkNotFailed();
+        long root = root();
         List<TreeNode> nodes = new ArrayList<>();
         List<Integer> numbers = new ArrayList<>();
         List<Integer> childIndex = new ArrayList<>();
@@ -94,7 +103,7 @@ final class TreeWriter {
             }
             publish(rewrite(nodes, numbers, childIndex, changedAt));
         } catch (RuntimeException | Error e) {
-            giveBack();
+            fail(e);
             throw e;
         }
         return old;
@@ -102,15 +111,82 @@ final class TreeWriter {
 
     /** Empties the map: publishes an empty root, then frees every page the tree held. */
     void clear() {
-        long root = pages.header.getLongVolatile(SortedLayout.ROOT);
+        checkNotFailed();
+        long root = root();
         if (root == 0) {
             return;
         }
         BitSet held = new BitSet();
         mark(root, held);
-        publish(0);
         for (int p = held.nextSetBit(0); p >= 0; p = held.nextSetBit(p + 1)) {
-            pages.free(p);
+            retire(p);
+        }
+        publish(0);
+    }
+
+    // ---------------------------------------------------------------- atomic changes
+
+    /** Opens an atomic change: the changes until {@link #commit} build a tree nobody else sees. */
+    void begin() {
+        atomic = true;
+        failed = null;
+        working = pages.header.getLongVolatile(SortedLayout.ROOT);
+    }
+
+    /** @return whether an atomic change is open */
+    boolean atomic() {
+        return atomic;
+    }
+
+    /**
+     * @return the root word of the tree the writer changes: the open atomic change's, else the
+     *         published one
+     */
+    long root() {
+        return atomic ? working : pages.header.getLongVolatile(SortedLayout.ROOT);
+    }
+
+    /**
+     * Publishes the open atomic change's tree with one store, then frees the published pages it
+     * replaced; publishes nothing if it changed nothing.
+     *
+     * @throws IllegalStateException if an operation inside it failed midway (it is rolled back)
+     */
+    void commit() {
+        if (failed != null) {
+            Throwable cause = failed;
+            rollback();
+            throw new IllegalStateException("the atomic change was rolled back: an operation inside it failed ("
+                    + cause + ")", cause);
+        }
+        atomic = false;
+        if (working != pages.header.getLongVolatile(SortedLayout.ROOT)) {
+            publish(working);
+        }
+        taken.clear();
+        retired.clear();
+    }
+
+    /** Drops the open atomic change: its pages go back to the free list, the published tree stays. */
+    void rollback() {
+        atomic = false;
+        failed = null;
+        giveBack();
+    }
+
+    private void checkNotFailed() {
+        if (atomic && failed != null) {
+            throw new IllegalStateException("an operation of this atomic change failed midway (" + failed
+                    + "): it will be rolled back, and no more changes are taken", failed);
+        }
+    }
+
+    /** After an operation failed midway: its pages go back, or its atomic change can only be rolled back. */
+    private void fail(Throwable e) {
+        if (atomic) {
+            failed = e;
+        } else {
+            giveBack();
         }
     }
 
@@ -182,7 +258,7 @@ final class TreeWriter {
         for (int level = nodes.size() - 1; level >= 0; level--) {
             TreeNode node = nodes.get(level);
             if (numbers.get(level) != 0) {
-                retired.add(numbers.get(level));
+                retire(numbers.get(level));
             }
             if (pieces != null) {
                 int i = childIndex.get(level);
@@ -259,7 +335,7 @@ final class TreeWriter {
         int left = Math.min(i, other);
         TreeNode merged = left == other ? neighbour : node;
         merged.append(left == other ? node : neighbour, parent.keys.get(left + 1));
-        retired.add(SortedLayout.refPage(parent.refs.get(other)));
+        retire(SortedLayout.refPage(parent.refs.get(other)));
         parent.keys.remove(left + 1);
         parent.refs.remove(left + 1);
         parent.counts.remove(left + 1);
@@ -271,7 +347,7 @@ final class TreeWriter {
 
     private long write(TreeNode node) {
         int page = pages.allocate();
-        taken.add(page);
+        taken.set(page);
         Arrays.fill(buf, 0, PageLayout.BODY, (byte) 0);
         int used = node.encode(buf);
         return pages.write(page, buf, used);
@@ -309,7 +385,7 @@ final class TreeWriter {
         for (int from = (value.length - 1) / per * per; from >= 0; from -= per) {
             int n = Math.min(per, value.length - from);
             int page = pages.allocate();
-            taken.add(page);
+            taken.set(page);
             Arrays.fill(buf, 0, PageLayout.OVERFLOW_DATA, (byte) 0);
             buf[PageLayout.KIND] = PageLayout.OVERFLOW;
             PageLayout.putInt(buf, PageLayout.USED, PageLayout.OVERFLOW_DATA + n);
@@ -329,7 +405,22 @@ final class TreeWriter {
     }
 
     private void retireOverflow(TreeNode.Overflow o) {
-        retired.addAll(overflowPages(o));
+        for (int p : overflowPages(o)) {
+            retire(p);
+        }
+    }
+
+    /**
+     * Drops a page from the tree being changed: a page of the published tree is freed once the
+     * change is published; one this atomic change wrote itself (nobody else sees it) at once.
+     */
+    private void retire(int page) {
+        if (taken.get(page)) {
+            taken.clear(page);
+            pages.free(page);
+        } else {
+            retired.add(page);
+        }
     }
 
     private List<Integer> overflowPages(TreeNode.Overflow o) {
@@ -349,7 +440,12 @@ final class TreeWriter {
         return out;
     }
 
+    /** Publishes a new root word, then frees the pages it replaced; inside an atomic change, only notes it. */
     private void publish(long root) {
+        if (atomic) {
+            working = root;
+            return;
+        }
         pages.header.putLongVolatile(SortedLayout.ROOT, root);
         pages.header.getAndAddLong(SortedLayout.COMMITS, 1);
         for (int p : retired) {
@@ -360,7 +456,7 @@ final class TreeWriter {
     }
 
     private void giveBack() {
-        for (int p : taken) {
+        for (int p = taken.nextSetBit(0); p >= 0; p = taken.nextSetBit(p + 1)) {
             pages.free(p);
         }
         taken.clear();

@@ -134,6 +134,88 @@ class SortedMapProcessTest {
         }
     }
 
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ferrite.kv.MapTargets#backends")
+    void anAtomicChangeKilledMidwayLeavesNoneOfItsChanges(String backend) throws Exception {
+        String where = where(backend, "sorted-atomic");
+        FerriteSortedMapBuilder<String, byte[]> b = SortedPeer.builder(Codec.bytes(), backend, where);
+        b.create().close();
+        Map<String, Long> acked = new ConcurrentHashMap<>();
+        Random random = new Random(Long.getLong("ferrite.test.killSeed", 12));
+        try {
+            for (int round = 0; round < 3; round++) {
+                AtomicLong roundAcks = new AtomicLong();
+                Process p = ChildJvm.start(ChildJvm.ferriteFlags(), SortedPeer.class, "batcher", backend, where,
+                        String.valueOf(round * 1_000_000L + 1));
+                Thread acks = MapProcessTest.readAcks(p, acked, roundAcks);
+                AtomicBoolean stop = new AtomicBoolean();
+                AtomicReference<Throwable> readerError = new AtomicReference<>();
+                AtomicLong reads = new AtomicLong();
+                Thread reader = new Thread(() -> {
+                    try (FerriteSortedMap<String, byte[]> map = b.open()) {
+                        while (!stop.get()) {
+                            // size() reads one published tree (an iteration reads a leaf at a time):
+                            // each change keeps it at 2 x BATCH, though keys come and go inside it
+                            long size = map.size();
+                            assertTrue(size == 0 || size == 2 * SortedPeer.BATCH, "a reader found " + size + " entries");
+                            byte[] v = map.get(SortedPeer.batchKey(reads.intValue() % SortedPeer.BATCH));
+                            if (v != null) {
+                                SortedPeer.sequence(v);
+                            }
+                            reads.incrementAndGet();
+                        }
+                    } catch (Throwable t) {
+                        readerError.set(t);
+                    }
+                });
+                reader.start();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+                while (roundAcks.get() < 2 && System.nanoTime() - deadline < 0) {
+                    Thread.sleep(10);
+                }
+                assertTrue(roundAcks.get() >= 2, "the batcher of round " + round + " acknowledged nothing in 120 s");
+                Thread.sleep(100 + random.nextInt(900));
+                p.destroyForcibly(); // SIGKILL
+                assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+                acks.join();
+                stop.set(true);
+                reader.join();
+                if (readerError.get() != null) {
+                    throw new AssertionError("a read during the atomic changes failed", readerError.get());
+                }
+                assertTrue(reads.get() > 0);
+                try (FerriteSortedMap<String, byte[]> map = b.open()) {
+                    long seq = assertOneBatch(map.subMap("batch-", "batch-~"), "after round " + round);
+                    assertTrue(seq >= acked.get("batch"), "batch " + seq + " is older than the last acknowledged, "
+                            + acked.get("batch"));
+                    java.util.SortedMap<String, byte[]> old = map.subMap("old-", "old-~");
+                    assertEquals(SortedPeer.BATCH, old.size(), "the earlier batch's keys are all gone, this one's all there");
+                    for (byte[] v : old.values()) {
+                        assertEquals(seq, SortedPeer.sequence(v));
+                    }
+                    SortedMapModelTest.assertNoPageLost(map);
+                }
+            }
+        } finally {
+            delete(backend, where);
+        }
+    }
+
+    /** @return the sequence number every batch key holds: the keys of one batch, all of them or none */
+    private static long assertOneBatch(java.util.SortedMap<String, byte[]> batch, String who) {
+        if (batch.isEmpty()) {
+            return 0;
+        }
+        assertEquals(SortedPeer.BATCH, batch.size(), who + " found part of a batch");
+        long seq = -1;
+        for (byte[] v : batch.values()) {
+            long s = SortedPeer.sequence(v);
+            assertTrue(seq == -1 || seq == s, who + " found batches " + seq + " and " + s + " mixed");
+            seq = s;
+        }
+        return seq;
+    }
+
     private static void readWhileTheyWrite(FerriteSortedMapBuilder<String, byte[]> b, AtomicBoolean stop,
                                            AtomicReference<Throwable> error, AtomicLong reads) {
         try (FerriteSortedMap<String, byte[]> map = b.open()) {

@@ -10,10 +10,15 @@ import java.nio.file.Path;
  * A second process on a sorted map, for the multi-process tests: {@code writer} puts values (one in
  * five long enough for overflow pages), removes keys, and prints an acknowledgement after each put
  * returns, until killed; {@code merger} adds 1 to key {@code count} with {@code merge}, a given
- * number of times. Arguments: mode, backend, where ({@code file:PATH} or {@code shm:NAME}), then
- * the mode's own (writer: id, keys, first sequence number; merger: count).
+ * number of times; {@code batcher} puts one sequence number's value under {@link #BATCH} keys in
+ * one atomic change (and, through a view, removes the keys of the batch before), printing the number after each,
+ * until killed. Arguments: mode, backend, where ({@code file:PATH} or {@code shm:NAME}), then the
+ * mode's own (writer: id, keys, first sequence number; merger: count; batcher: first sequence number).
  */
 public final class SortedPeer {
+
+    /** Keys a batcher's atomic change puts. */
+    static final int BATCH = 40;
 
     private SortedPeer() {
     }
@@ -33,6 +38,22 @@ public final class SortedPeer {
                 }
             }
             return;
+        }
+        if (mode.equals("batcher")) {
+            try (FerriteSortedMap<String, byte[]> map = builder(Codec.bytes(), args[1], args[2]).open()) {
+                for (long i = Long.parseLong(args[3]); ; i++) {
+                    long seq = i;
+                    map.atomically(() -> {
+                        map.subMap("old-", "old-~").clear();
+                        for (int j = 0; j < BATCH; j++) {
+                            map.put(batchKey(j), value(seq));
+                            map.put("old-" + (seq * BATCH + j), value(seq));
+                        }
+                    });
+                    out.println("batch " + seq);
+                    out.flush();
+                }
+            }
         }
         try (FerriteSortedMap<String, byte[]> map = builder(Codec.bytes(), args[1], args[2]).open()) {
             out.println("open");
@@ -55,6 +76,10 @@ public final class SortedPeer {
     static <V> FerriteSortedMapBuilder<String, V> builder(Codec<V> values, String backend, String where) {
         FerriteSortedMapBuilder<String, V> b = FerriteSortedMap.builder(Codec.utf8(), values).backend(backend).capacity(4L << 30);
         return where.startsWith("file:") ? b.file(Path.of(where.substring(5))) : b.shm(where.substring(4));
+    }
+
+    static String batchKey(int j) {
+        return "batch-" + String.format("%03d", j);
     }
 
     static String key(int writer, int index) {
