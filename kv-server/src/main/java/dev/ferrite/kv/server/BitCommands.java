@@ -47,7 +47,7 @@ final class BitCommands {
         byte[][] before = {null};
         map.compute(a[1], (k, stored) -> {
             if (stored != null) {
-                Keyspace.check(k, stored);
+                Keyspace.checkString(k, stored);
             }
             before[0] = stored;
             byte[] current = Keyspace.liveAt(stored, now);
@@ -71,7 +71,7 @@ final class BitCommands {
         if (offset == null) {
             return BAD_OFFSET;
         }
-        byte[] v = c.keyspace(s).live(a[1]);
+        byte[] v = c.keyspace(s).string(a[1]);
         long byteAt = offset >> 3;
         if (v == null || byteAt >= v.length - ValueLayout.DATA) {
             return Replies.ZERO;
@@ -138,7 +138,7 @@ final class BitCommands {
                 bits = u;
             }
         }
-        byte[] v = c.keyspace(s).live(a[1]);
+        byte[] v = c.keyspace(s).string(a[1]);
         if (v == null) {
             return Replies.ZERO;
         }
@@ -174,7 +174,7 @@ final class BitCommands {
         if (bit != 0 && bit != 1) {
             return BAD_BITPOS_BIT;
         }
-        byte[] v = c.keyspace(s).live(a[1]);
+        byte[] v = c.keyspace(s).string(a[1]);
         if (v == null) {
             return Replies.integer(bit == 1 ? -1 : 0);
         }

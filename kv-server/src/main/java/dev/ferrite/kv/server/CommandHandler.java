@@ -487,12 +487,16 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
     private void forceWritten() {
         int dirty = session.dirtyDatabases;
         session.dirtyDatabases = 0;
+        if (dirty != 0) { // the elements before the keys that name them (only if a collection changed since)
+            server.databases.collections().force();
+        }
         for (int db = 0; db < Databases.COUNT; db++) {
             FerriteMap<byte[], byte[]> map = (dirty & (1 << db)) != 0 ? server.databases.ifOpen(db) : null;
             if (map != null) { // a write command that found no database wrote nothing
                 map.pool().force();
             }
         }
+
     }
 
     @Override

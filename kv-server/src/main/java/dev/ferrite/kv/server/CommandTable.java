@@ -85,7 +85,7 @@ final class CommandTable {
             Map.entry("msetnx", new Keys(1, -1, 2)), Map.entry("rename", new Keys(1, 2, 1)),
             Map.entry("renamenx", new Keys(1, 2, 1)), Map.entry("copy", new Keys(1, 2, 1)),
             Map.entry("lcs", new Keys(1, 2, 1)), Map.entry("object", new Keys(2, 2, 1)),
-            Map.entry("watch", new Keys(1, -1, 1)));
+            Map.entry("watch", new Keys(1, -1, 1)), Map.entry("memory", new Keys(2, 2, 1)));
     /** Commands that may change databases other than the selected one (all are forced under fsync always). */
     private static final Set<String> OTHER_DATABASES = Set.of("flushall", "swapdb", "move", "copy");
 
@@ -93,7 +93,7 @@ final class CommandTable {
     private static final Set<String> WRITES = Set.of("set", "setnx", "setex", "psetex", "getset", "getdel", "getex",
             "mset", "msetnx", "incr", "decr", "incrby", "decrby", "incrbyfloat", "append", "setrange", "del", "unlink",
             "rename", "renamenx", "expire", "pexpire", "expireat", "pexpireat", "persist", "flushdb", "setbit", "copy",
-            "move", "swapdb");
+            "move", "swapdb", "hset", "hmset", "hsetnx", "hdel", "hincrby", "hincrbyfloat");
 
     /**
      * Commands that can leave an expiring entry where the expiry reaper's pass may not have looked:
@@ -112,8 +112,19 @@ final class CommandTable {
     private static final Set<String> JOURNALED = Set.of("mset", "msetnx", "rename", "renamenx", "move", "del",
             "unlink");
 
-    /** Runs a command's body through the gate: alone, and journaled, where its kind needs it. */
+    /**
+     * Runs a command's body through the gate: alone, and journaled, where its kind needs it. A key
+     * of the wrong type met ({@link WrongType}) is Redis's WRONGTYPE error.
+     */
     private static RedisMessage run(ServerContext server, ClientSession session, Command command, byte[][] args) {
+        try {
+            return gated(server, session, command, args);
+        } catch (WrongType e) {
+            return WrongType.REPLY;
+        }
+    }
+
+    private static RedisMessage gated(ServerContext server, ClientSession session, Command command, byte[][] args) {
         if (command.alone() == Alone.JOURNALED) {
             List<UndoJournal.Entry> entries = entries(command, session.db, args);
             if (entries.size() > 1) { // one entry changes in one step anyway
@@ -210,6 +221,8 @@ final class CommandTable {
         BitCommands.register(r);
         LcsCommand.register(r);
         PubSubCommands.register(r);
+        HashCommands.register(r);
+        MemoryCommand.register(r);
         COMMANDS = Collections.unmodifiableList(all);
         SLOTS = new Command[Integer.highestOneBit(all.size() * 4)];
         for (Command c : all) {

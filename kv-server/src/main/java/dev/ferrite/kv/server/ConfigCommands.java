@@ -55,13 +55,21 @@ final class ConfigCommands {
                 }
             }
         }
+        for (int i = 2; i < a.length; i++) {
+            String alias = Args.lower(a[i]);
+            String name = ServerContext.ALIASES.get(alias); // an old name, asked by its exact name
+            if (name != null) {
+                out.add(Replies.bulk(alias));
+                out.add(Replies.bulk(c.settings().get(name)));
+            }
+        }
         return Replies.array(out);
     }
 
     private static RedisMessage set(ServerContext c, byte[][] a) {
         Map<String, String> changes = new LinkedHashMap<>();
         for (int i = 2; i < a.length; i += 2) {
-            String name = Args.lower(a[i]);
+            String name = ServerContext.ALIASES.getOrDefault(Args.lower(a[i]), Args.lower(a[i]));
             String value = new String(a[i + 1], java.nio.charset.StandardCharsets.UTF_8);
             if (!c.settings().containsKey(name)) {
                 return Replies.error("ERR Unknown option or number of arguments for CONFIG SET - '" + name + "'");

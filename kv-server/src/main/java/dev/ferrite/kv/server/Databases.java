@@ -96,6 +96,8 @@ final class Databases implements AutoCloseable {
     private volatile boolean closed;
     /** Saves what multi-entry commands change, for undoing them after a crash; null until opened. */
     private UndoJournal journal;
+    /** The elements of the collections; null until opened. */
+    private CollectionStore collections;
 
     /**
      * Locks the directory, recovers what a crash left ({@link DataDirectory#recover}) and opens the
@@ -118,6 +120,7 @@ final class Databases implements AutoCloseable {
             }
             journal = new UndoJournal(this.directory, backend);
             journal.recover(this);
+            collections = new CollectionStore(this.directory, backend);
         } catch (RuntimeException e) {
             close();
             throw e;
@@ -145,6 +148,26 @@ final class Databases implements AutoCloseable {
     /** @return the journal of multi-entry commands */
     UndoJournal journal() {
         return journal;
+    }
+
+    /** @return the elements of the collections (hashes, sets...) of every database */
+    CollectionStore collections() {
+        return collections;
+    }
+
+    /** @return the file name of database {@code index}, or null if it does not exist */
+    synchronized String fileName(int index) {
+        return names[index];
+    }
+
+    /** @return the open map of the database whose file has that name, or null if none has */
+    synchronized FerriteMap<byte[], byte[]> byFileName(String name) {
+        for (int i = 0; i < COUNT; i++) {
+            if (name.equals(names[i])) {
+                return maps.get(i);
+            }
+        }
+        return null;
     }
 
     /** @return the data directory */
@@ -437,6 +460,9 @@ final class Databases implements AutoCloseable {
                 retired.clear();
                 if (journal != null) {
                     journal.close();
+                }
+                if (collections != null) {
+                    collections.close();
                 }
             } finally {
                 background.writeLock().unlock();

@@ -182,6 +182,10 @@ final class HttpApi extends SimpleChannelInboundHandler<FullHttpRequest> {
             if (stored == null) {
                 return error(HttpResponseStatus.NOT_FOUND, "no such key");
             }
+            if (ValueLayout.isCollection(stored)) {
+                return error(HttpResponseStatus.CONFLICT, "the key holds a " + ValueLayout.typeName(stored)
+                        + ": the HTTP API reads strings only");
+            }
             FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
                     Unpooled.wrappedBuffer(stored, ValueLayout.DATA, stored.length - ValueLayout.DATA));
             r.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/octet-stream");
@@ -194,13 +198,14 @@ final class HttpApi extends SimpleChannelInboundHandler<FullHttpRequest> {
         if (method.equals(HttpMethod.PUT)) {
             long expireAt = expiry(uri.parameters());
             byte[] value = ByteBufUtil.getBytes(request.content());
-            byte[][] old = {null};
-            ks.store(key, value, Keyspace.Condition.ALWAYS, expireAt, false, old);
+            FerriteMap<byte[], byte[]> map = ks.existing(); // a value of any type is replaced, as SET does
+            boolean existed = Keyspace.liveAt(map == null ? null : map.get(key), System.currentTimeMillis()) != null;
+            ks.store(key, value, Keyspace.Condition.ALWAYS, expireAt, false, null);
             if (expireAt != ValueLayout.NO_EXPIRY) {
                 server.expiryWrites.incrementAndGet();
             }
             forceIfAlways(db);
-            return empty(old[0] == null ? HttpResponseStatus.CREATED : HttpResponseStatus.OK);
+            return empty(existed ? HttpResponseStatus.OK : HttpResponseStatus.CREATED);
         }
         if (method.equals(HttpMethod.DELETE)) {
             boolean removed = ks.remove(key) != null;

@@ -27,7 +27,10 @@ final class KeyCommands {
         r.add("del", -2, KeyCommands::del);
         r.add("unlink", -2, KeyCommands::del);
         r.add("exists", -2, KeyCommands::countLive);
-        r.add("type", 2, (c, s, a) -> Replies.simple(c.keyspace(s).live(a[1]) == null ? "none" : "string"));
+        r.add("type", 2, (c, s, a) -> {
+            byte[] v = c.keyspace(s).live(a[1]);
+            return Replies.simple(v == null ? "none" : ValueLayout.typeName(v));
+        });
         r.add("keys", 2, KeyCommands::keys);
         r.add("scan", -2, KeyCommands::scan);
         r.add("randomkey", 1, KeyCommands::randomKey);
@@ -85,7 +88,8 @@ final class KeyCommands {
             return Replies.ZERO;
         }
         long now = System.currentTimeMillis();
-        target.found(a[2], target.writable().put(a[2], v), now); // an expired value replaced
+        byte[] old = ValueLayout.isCollection(v) ? copyCollection(c, v, target, a[2]) : target.writable().put(a[2], v);
+        target.found(a[2], replaced(c, old), now); // an expired value replaced
         target.emit(a[2], KeyspaceEvents.NEW, "new"); // as in Redis, a replaced key is made anew
         target.emit(a[2], KeyspaceEvents.GENERIC, "copy_to");
         return Replies.ONE;
@@ -113,8 +117,10 @@ final class KeyCommands {
         if (target.live(a[1]) != null) {
             return Replies.ZERO;
         }
+        addOwner(c, v, target, a[1]);
         target.writable().putBytes(a[1], v);
         source.writable().removeBytes(a[1]);
+        removeOwner(c, v, source, a[1]);
         target.emit(a[1], KeyspaceEvents.NEW, "new");
         source.emit(a[1], KeyspaceEvents.GENERIC, "move_from");
         target.emit(a[1], KeyspaceEvents.GENERIC, "move_to");
@@ -163,7 +169,7 @@ final class KeyCommands {
         }
         switch (sub) {
             case "encoding":
-                return Replies.bulk(ValueLayout.encoding(v));
+                return Replies.bulk(encoding(c, v));
             case "freq":
                 return Replies.error("ERR An LFU maxmemory policy is not selected, access frequency not tracked. "
                         + "Please note that when switching between policies at runtime LRU and LFU data will take some "
@@ -173,6 +179,19 @@ final class KeyCommands {
             default:
                 return Replies.ONE;
         }
+    }
+
+    /** @return Redis's OBJECT ENCODING of a stored value */
+    private static String encoding(ServerContext c, byte[] stored) {
+        if (!ValueLayout.isCollection(stored)) {
+            return ValueLayout.encoding(stored);
+        }
+        CollectionStore store = c.databases.collections();
+        long id = ValueLayout.id(stored);
+        return switch (ValueLayout.type(stored)) {
+            case ValueLayout.HASH -> HashCommands.encoding(c, id);
+            default -> throw new IllegalStateException("no encoding for type " + ValueLayout.type(stored));
+        };
     }
 
     private static RedisMessage del(ServerContext c, ClientSession s, byte[][] a) {
@@ -216,7 +235,7 @@ final class KeyCommands {
         }
         byte[] pattern = null;
         int count = DEFAULT_SCAN_COUNT;
-        boolean stringsOnly = true;
+        String type = null;
         for (int i = 2; i < a.length; i++) {
             String opt = Args.lower(a[i]);
             if (i + 1 >= a.length) {
@@ -238,7 +257,7 @@ final class KeyCommands {
                     break;
                 }
                 case "type":
-                    stringsOnly = Args.lower(a[++i]).equals("string"); // every value is a string
+                    type = Args.lower(a[++i]);
                     break;
                 default:
                     return Replies.SYNTAX;
@@ -254,13 +273,13 @@ final class KeyCommands {
         }
         long now = System.currentTimeMillis();
         byte[] match = pattern;
-        boolean any = stringsOnly;
+        String only = type;
         List<RedisMessage> keys = new ArrayList<>();
         List<byte[][]> expired = new ArrayList<>();
         long next = map.scan(cursor, count, (k, v) -> {
             if (Keyspace.liveAt(v, now) == null) {
                 expired.add(new byte[][] {k, v});
-            } else if (any && (match == null || Glob.matches(match, k))) {
+            } else if ((only == null || only.equals(ValueLayout.typeName(v))) && (match == null || Glob.matches(match, k))) {
                 keys.add(Replies.bulk(k));
             }
         });
@@ -325,11 +344,68 @@ final class KeyCommands {
             return Replies.ZERO;
         }
         FerriteMap<byte[], byte[]> map = ks.writable(); // it exists: it holds the key
-        ks.found(a[2], map.put(a[2], v), System.currentTimeMillis()); // an expired value replaced
+        addOwner(c, v, ks, a[2]);
+        ks.found(a[2], replaced(c, map.put(a[2], v)), System.currentTimeMillis()); // an expired value replaced
         map.removeBytes(a[1]);
+        removeOwner(c, v, ks, a[1]);
         ks.emit(a[2], KeyspaceEvents.NEW, "new"); // as in Redis, the new name is made anew
         ks.emit(a[1], KeyspaceEvents.GENERIC, "rename_from");
         ks.emit(a[2], KeyspaceEvents.GENERIC, "rename_to");
         return onlyIfAbsent ? Replies.ONE : Replies.OK;
+    }
+
+    /**
+     * Before another key names a collection too (RENAME, MOVE): that key joins the collection's
+     * owners, so a sweep never takes the collection for an orphan, whichever step a crash stops at.
+     */
+    private static void addOwner(ServerContext c, byte[] stored, Keyspace target, byte[] key) {
+        if (ValueLayout.isCollection(stored)) {
+            CollectionStore store = c.databases.collections();
+            long id = ValueLayout.id(stored);
+            CollectionLayout.Owner owner = target.owner(key);
+            store.locked(() -> store.change(() -> {
+                store.addOwner(id, owner);
+                return null;
+            }));
+        }
+    }
+
+    /** After a key stopped naming a collection another key names now: it leaves the owners. */
+    private static void removeOwner(ServerContext c, byte[] stored, Keyspace source, byte[] key) {
+        if (ValueLayout.isCollection(stored)) {
+            CollectionStore store = c.databases.collections();
+            long id = ValueLayout.id(stored);
+            CollectionLayout.Owner owner = source.owner(key);
+            store.locked(() -> store.change(() -> {
+                store.removeOwner(id, owner);
+                return null;
+            }));
+        }
+    }
+
+    /**
+     * Makes {@code key} of {@code target} name a new collection with the elements of
+     * {@code stored}'s and the same expiry (under the store's lock: no sweep takes it for an
+     * orphan before the key names it).
+     *
+     * @return the value the key held before, or null
+     */
+    private static byte[] copyCollection(ServerContext c, byte[] stored, Keyspace target, byte[] key) {
+        CollectionStore store = c.databases.collections();
+        CollectionLayout.Owner owner = target.owner(key);
+        return store.locked(() -> {
+            long id = store.change(() -> store.copy(ValueLayout.id(stored), owner));
+            byte[] copy = ValueLayout.collection(ValueLayout.type(stored), id);
+            ValueLayout.setExpireAt(copy, ValueLayout.expireAt(stored));
+            return target.writable().put(key, copy);
+        });
+    }
+
+    /** @return a value a write replaced; a collection's elements go soon ({@link CollectionStore#hint}) */
+    private static byte[] replaced(ServerContext c, byte[] old) {
+        if (old != null && old.length >= ValueLayout.COLLECTION_LENGTH && ValueLayout.isCollection(old)) {
+            c.databases.collections().hint(ValueLayout.id(old));
+        }
+        return old;
     }
 }

@@ -94,6 +94,8 @@ final class Keyspace {
     private static final byte[] EXPIRED = new byte[0];
     /** Marks a value read in place that is too short for the layout (compared by identity). */
     private static final byte[] DAMAGED = new byte[0];
+    /** Marks a value read in place that is a collection's (compared by identity). */
+    private static final byte[] COLLECTION = new byte[0];
 
     /**
      * As {@link #live(byte[])} but returns only the string's bytes, copied once from the map's
@@ -108,8 +110,8 @@ final class Keyspace {
             stats.keyspaceMisses.increment();
             return null;
         }
-        if (data == EXPIRED || data == DAMAGED) {
-            byte[] stored = live(key); // removes the expired value (or reports the damage) and counts
+        if (data == EXPIRED || data == DAMAGED || data == COLLECTION) {
+            byte[] stored = string(key); // removes the expired value (or reports the damage or type) and counts
             return stored == null ? null : ValueLayout.data(stored);
         }
         stats.keyspaceHits.increment();
@@ -125,18 +127,110 @@ final class Keyspace {
         if (len < ValueLayout.DATA) {
             return DAMAGED;
         }
-        long at = ValueLayout.expireAtOfWord(seg.getLong(off + ValueLayout.EXPIRE_AT));
+        long word = seg.getLong(off + ValueLayout.EXPIRE_AT);
+        long at = ValueLayout.expireAtOfWord(word);
         if (at != ValueLayout.NO_EXPIRY && at <= System.currentTimeMillis()) {
             return EXPIRED;
+        }
+        if ((word & ValueLayout.FORM_MASK) == ValueLayout.COLLECTION) {
+            return COLLECTION;
         }
         byte[] d = new byte[len - ValueLayout.DATA];
         seg.copyTo(off + ValueLayout.DATA, d, 0, d.length);
         return d;
     }
 
+    /**
+     * As {@link #live(byte[])}, for a command on strings.
+     *
+     * @return the stored value of a string key that has not expired, or null
+     * @throws WrongType if the key holds a collection
+     */
+    byte[] string(byte[] key) {
+        byte[] stored = live(key);
+        if (stored != null && ValueLayout.isCollection(stored)) {
+            throw new WrongType();
+        }
+        return stored;
+    }
+
+    /**
+     * As {@link #live(byte[])}, for a command on collections of one type.
+     *
+     * @param type the type the command works on ({@link ValueLayout#HASH}...)
+     * @return the collection's stored value, or null if the key holds none (or it expired)
+     * @throws WrongType if the key holds a string or a collection of another type
+     */
+    byte[] collection(byte[] key, byte type) {
+        byte[] stored = live(key);
+        if (stored != null && ValueLayout.type(stored) != type) {
+            throw new WrongType();
+        }
+        return stored;
+    }
+
+    /** @return this database's file name with a key: who names a collection ({@link CollectionStore}) */
+    CollectionLayout.Owner owner(byte[] key) {
+        writable();
+        String name = databases.fileName(db);
+        if (name == null) {
+            throw new FerriteException("database " + db + " was dropped while a command ran");
+        }
+        return new CollectionLayout.Owner(name, key);
+    }
+
+    /**
+     * Makes a key name a new collection, unless a live value appeared there meanwhile.
+     *
+     * @param stored the collection's stored value ({@link ValueLayout#collection})
+     * @return the value found before (expired, or null)
+     * @throws WrongType if the key holds a live value now (the new collection is an orphan)
+     */
+    byte[] publishCollection(byte[] key, byte[] stored) {
+        long now = System.currentTimeMillis();
+        byte[][] before = {null};
+        writable().compute(key, (k, current) -> {
+            if (current != null && liveAt(current, now) != null) {
+                throw new WrongType();
+            }
+            before[0] = current;
+            return stored;
+        });
+        found(key, before[0], now);
+        events.emit(KeyspaceEvents.NEW, "new", db, key);
+        return before[0];
+    }
+
+    /**
+     * Removes a key's collection, if the key still names it (a command took its last element).
+     *
+     * @param stored the collection's stored value
+     * @return whether it was removed
+     */
+    boolean dropCollection(byte[] key, byte[] stored) {
+        FerriteMap<byte[], byte[]> map = existing();
+        if (map != null && map.remove(key, stored)) {
+            databases.collections().hint(ValueLayout.id(stored));
+            return true;
+        }
+        return false;
+    }
+
     /** @return {@code stored} if it is live at {@code now} (null if absent or expired) */
     static byte[] liveAt(byte[] stored, long now) {
         return stored != null && !ValueLayout.expired(stored, now) ? stored : null;
+    }
+
+    /**
+     * As {@link #check}, for a command on strings.
+     *
+     * @throws WrongType if the value is a collection's
+     */
+    static void checkString(byte[] key, byte[] stored) {
+        check(key, stored);
+        if (ValueLayout.isCollection(stored)) {
+            throw new WrongType();
+        }
     }
 
     /** Refuses a stored value too short for the layout (a map written by something else). */
@@ -182,6 +276,9 @@ final class Keyspace {
             }
             before[0] = stored;
             byte[] current = liveAt(stored, now);
+            if (oldOut != null && current != null && ValueLayout.isCollection(current)) {
+                throw new WrongType(); // SET ... GET and GETSET answer with the old string
+            }
             old[0] = current;
             if (condition == Condition.NX && current != null || condition == Condition.XX && current == null) {
                 return current; // unchanged (an expired value is removed)
@@ -257,9 +354,38 @@ final class Keyspace {
      */
     byte[] remove(byte[] key) {
         FerriteMap<byte[], byte[]> map = existing();
-        byte[] removed = map == null ? null : map.remove(key);
+        return removed(key, map == null ? null : map.remove(key));
+    }
+
+    /**
+     * As {@link #remove}, for a command on strings (GETDEL).
+     *
+     * @throws WrongType if the key holds a live collection (it stays)
+     */
+    byte[] removeString(byte[] key) {
+        FerriteMap<byte[], byte[]> map = existing();
+        if (map == null) {
+            return null;
+        }
+        long now = System.currentTimeMillis();
+        byte[][] removed = {null};
+        map.computeIfPresent(key, (k, stored) -> {
+            check(k, stored);
+            if (liveAt(stored, now) != null && ValueLayout.isCollection(stored)) {
+                throw new WrongType();
+            }
+            removed[0] = stored;
+            return null;
+        });
+        return removed(key, removed[0]);
+    }
+
+    private byte[] removed(byte[] key, byte[] removed) {
         if (removed == null) {
             return null;
+        }
+        if (removed.length >= ValueLayout.COLLECTION_LENGTH && ValueLayout.isCollection(removed)) {
+            databases.collections().hint(ValueLayout.id(removed)); // its elements go soon
         }
         if (removed.length >= ValueLayout.DATA && ValueLayout.expired(removed, System.currentTimeMillis())) {
             stats.expiredKeys.increment();

@@ -60,6 +60,7 @@ public final class KvServer implements AutoCloseable {
 
     private final Databases databases;
     private final ExpiryReaper reaper;
+    private final CollectionSweeper sweeper;
     private final PeriodicFsync periodicFsync;
     private final Transport transport;
     private final EventLoopGroup boss;
@@ -100,6 +101,7 @@ public final class KvServer implements AutoCloseable {
             t.start();
         };
         reaper = new ExpiryReaper(server);
+        sweeper = new CollectionSweeper(server);
         periodicFsync = b.fsync == FsyncPolicy.EVERYSEC ? new PeriodicFsync(databases, b.lowPriorityFsync) : null;
         transport = Transport.pick();
         boss = transport.group("ferrite-kv-accept", 1, 0);
@@ -129,6 +131,7 @@ public final class KvServer implements AutoCloseable {
             }
             shutdownGroups();
             reaper.close();
+            sweeper.close();
             if (periodicFsync != null) {
                 periodicFsync.close();
             }
@@ -242,6 +245,7 @@ public final class KvServer implements AutoCloseable {
         }
         shutdownGroups();
         reaper.close();
+        sweeper.close();
         if (periodicFsync != null) {
             periodicFsync.close();
         }
@@ -482,6 +486,11 @@ public final class KvServer implements AutoCloseable {
         public KvServer start() {
             return new KvServer(this);
         }
+    }
+
+    /** @return the sweep of orphaned collections (for tests) */
+    CollectionSweeper collectionSweeper() {
+        return sweeper;
     }
 
     /** @return the active expiry of this server (for tests of its resting) */

@@ -50,8 +50,8 @@ final class LcsCommand {
             return Replies.error("ERR If you want both the length and indexes, please just use IDX.");
         }
         Keyspace ks = c.keyspace(s);
-        byte[] a = data(ks.live(args[1]));
-        byte[] b = data(ks.live(args[2]));
+        byte[] a = data(ks.string(args[1]));
+        byte[] b = data(ks.string(args[2]));
         long cells = (long) (a.length + 1) * (b.length + 1);
         if (cells * Integer.BYTES > c.maxBulkBytes() || cells > Integer.MAX_VALUE - 8) {
             return Replies.error("ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len");

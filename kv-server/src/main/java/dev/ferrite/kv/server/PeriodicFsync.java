@@ -45,6 +45,15 @@ final class PeriodicFsync implements AutoCloseable {
                 LOG.warn("fsync of database {} failed", db, e);
             }
         }
+        try {
+            if (!databases.isClosed()) {
+                databases.collections().force();
+            }
+        } catch (RuntimeException e) {
+            if (!databases.isClosed()) {
+                LOG.warn("fsync of the collection store failed", e);
+            }
+        }
     }
 
     /** Stops the timer, then forces once more so a clean stop loses nothing. */

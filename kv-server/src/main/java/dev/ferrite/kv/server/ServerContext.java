@@ -60,8 +60,8 @@ final class ServerContext {
 
     /**
      * Redis's thresholds for switching a collection to its large encoding, with Redis's defaults:
-     * known to CONFIG GET and SET so that tools and tests that tune them work, but without effect,
-     * as Ferrite keeps one encoding per type.
+     * known to CONFIG GET and SET so that tools and tests that tune them work. They change only
+     * what OBJECT ENCODING reports ({@link #threshold}): Ferrite keeps one layout per type.
      */
     static final Map<String, String> ENCODING_THRESHOLDS = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(
             Map.ofEntries(Map.entry("list-max-listpack-size", "-2"), Map.entry("list-compress-depth", "0"),
@@ -97,6 +97,16 @@ final class ServerContext {
             return;
         }
         settings.put(name, value);
+    }
+
+    /** Redis's older names of settings (before 7.0), which CONFIG GET and SET take for the new ones. */
+    static final Map<String, String> ALIASES = Map.of("hash-max-ziplist-entries", "hash-max-listpack-entries",
+            "hash-max-ziplist-value", "hash-max-listpack-value", "zset-max-ziplist-entries", "zset-max-listpack-entries",
+            "zset-max-ziplist-value", "zset-max-listpack-value", "list-max-ziplist-size", "list-max-listpack-size");
+
+    /** @return a numeric setting of {@link #ENCODING_THRESHOLDS} */
+    long threshold(String name) {
+        return Long.parseLong(settings.get(name));
     }
 
     /** The setting of {@link KeyspaceEvents}, by Redis's name. */

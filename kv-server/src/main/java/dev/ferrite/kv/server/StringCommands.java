@@ -42,7 +42,7 @@ final class StringCommands {
             c.keyspace(s).store(a[1], a[2], Keyspace.Condition.ALWAYS, ValueLayout.NO_EXPIRY, false, old);
             return data(old[0]);
         });
-        r.add("getdel", 2, (c, s, a) -> data(c.keyspace(s).remove(a[1])));
+        r.add("getdel", 2, (c, s, a) -> data(c.keyspace(s).removeString(a[1])));
         r.add("getex", -2, StringCommands::getEx);
         r.add("mget", -2, StringCommands::mget);
         r.add("mset", -3, StringCommands::mset);
@@ -54,7 +54,7 @@ final class StringCommands {
         r.add("incrbyfloat", 3, StringCommands::incrByFloat);
         r.add("append", 3, StringCommands::append);
         r.add("strlen", 2, (c, s, a) -> {
-            byte[] v = c.keyspace(s).live(a[1]);
+            byte[] v = c.keyspace(s).string(a[1]);
             return Replies.integer(v == null ? 0 : v.length - ValueLayout.DATA);
         });
         r.add("getrange", 4, StringCommands::getRange);
@@ -140,7 +140,7 @@ final class StringCommands {
         }
         Keyspace ks = c.keyspace(s);
         long now = System.currentTimeMillis();
-        byte[] live = ks.live(a[1]);
+        byte[] live = ks.string(a[1]);
         if (live == null || !options.has(StringOptions.PERSIST) && options.expiryUnit == null) {
             return data(live);
         }
@@ -160,7 +160,7 @@ final class StringCommands {
         byte[][] value = {null};
         byte[][] before = {null};
         ks.writable().computeIfPresent(a[1], (k, stored) -> {
-            Keyspace.check(k, stored);
+            Keyspace.checkString(k, stored);
             before[0] = stored;
             byte[] current = Keyspace.liveAt(stored, now);
             if (current == null) {
@@ -191,7 +191,13 @@ final class StringCommands {
         Keyspace ks = c.keyspace(s);
         List<RedisMessage> out = new ArrayList<>(a.length - 1);
         for (int i = 1; i < a.length; i++) {
-            out.add(Replies.bulk(ks.liveData(a[i])));
+            byte[] data;
+            try {
+                data = ks.liveData(a[i]);
+            } catch (WrongType collection) {
+                data = null; // MGET answers nil for a key of another type, as Redis does
+            }
+            out.add(Replies.bulk(data));
         }
         return Replies.array(out);
     }
@@ -265,7 +271,7 @@ final class StringCommands {
         long now = System.currentTimeMillis();
         map.compute(key, (k, stored) -> {
             if (stored != null) {
-                Keyspace.check(k, stored);
+                Keyspace.checkString(k, stored);
             }
             before[0] = stored;
             byte[] current = Keyspace.liveAt(stored, now);
@@ -335,6 +341,9 @@ final class StringCommands {
             if (at != ValueLayout.NO_EXPIRY && at <= System.currentTimeMillis()) {
                 return; // expired: counts as absent, rewritten from 0
             }
+            if ((word & ValueLayout.FORM_MASK) == ValueLayout.COLLECTION) {
+                return; // a collection: the compute path answers WRONGTYPE
+            }
             if (n == 0 || n > digits.length) {
                 reply = Replies.NOT_INTEGER;
                 return;
@@ -368,6 +377,7 @@ final class StringCommands {
     private static RedisMessage incrByFloat(ServerContext c, ClientSession s, byte[][] a) {
         LongDouble.Value delta = LongDouble.parse(a[2]);
         if (delta == null) {
+            c.keyspace(s).string(a[1]); // Redis's order: a key of another type is WRONGTYPE first
             return NOT_FLOAT;
         }
         long now = System.currentTimeMillis();
@@ -375,7 +385,7 @@ final class StringCommands {
         byte[][] before = {null};
         c.writable(s).compute(a[1], (k, stored) -> {
             if (stored != null) {
-                Keyspace.check(k, stored);
+                Keyspace.checkString(k, stored);
             }
             before[0] = stored;
             byte[] current = Keyspace.liveAt(stored, now);
@@ -411,7 +421,7 @@ final class StringCommands {
         byte[][] before = {null};
         map.compute(a[1], (k, stored) -> {
             if (stored != null) {
-                Keyspace.check(k, stored);
+                Keyspace.checkString(k, stored);
             }
             before[0] = stored;
             byte[] current = Keyspace.liveAt(stored, now);
@@ -441,7 +451,7 @@ final class StringCommands {
         if (start == null || end == null) {
             return Replies.NOT_INTEGER;
         }
-        byte[] v = c.keyspace(s).live(a[1]);
+        byte[] v = c.keyspace(s).string(a[1]);
         long len = v == null ? 0 : v.length - ValueLayout.DATA;
         long from = start < 0 ? len + start : start;
         long to = end < 0 ? len + end : end;
@@ -470,7 +480,7 @@ final class StringCommands {
         byte[] patch = a[3];
         if (patch.length == 0) {
             // Answered before the size check, as Redis does: setting nothing never fails.
-            byte[] v = c.keyspace(s).live(a[1]);
+            byte[] v = c.keyspace(s).string(a[1]);
             return Replies.integer(v == null ? 0 : v.length - ValueLayout.DATA);
         }
         FerriteMap<byte[], byte[]> map = c.writable(s);
@@ -483,7 +493,7 @@ final class StringCommands {
         byte[][] before = {null};
         map.compute(a[1], (k, stored) -> {
             if (stored != null) {
-                Keyspace.check(k, stored);
+                Keyspace.checkString(k, stored);
             }
             before[0] = stored;
             byte[] current = Keyspace.liveAt(stored, now);

@@ -8,8 +8,9 @@ package dev.ferrite.kv.server;
  * <pre>
  *   0  expire at: milliseconds since the epoch (bits 0-61 of a little-endian long); 0 = no expiry
  *      form (bits 62-63): 0 as written, 1 edited in place (APPEND, SETRANGE, SETBIT), 2 a number
- *      written as text (INCRBYFLOAT); tells OBJECT ENCODING what Redis would say
- *   8  the string's bytes (0 or more)
+ *      written as text (INCRBYFLOAT); tells OBJECT ENCODING what Redis would say; 3 a collection
+ *   8  a string: its bytes (0 or more); a collection: its type (u8: 1 hash, 2 set, 3 list,
+ *      4 sorted set), then its id (u64, big-endian) in the {@link CollectionStore}
  * </pre>
  */
 final class ValueLayout {
@@ -29,7 +30,62 @@ final class ValueLayout {
     /** Form: a number written as text (INCRBYFLOAT): {@code embstr} or {@code raw}, never {@code int}. */
     static final long TEXT = 2L << 62;
 
+    /** Form: a collection (hash, set, list, sorted set) whose elements are in the {@link CollectionStore}. */
+    static final long COLLECTION = 3L << 62;
+    /** Offset of a collection's type byte. */
+    static final int TYPE = DATA;
+    /** Offset of a collection's id. */
+    static final int ID = DATA + 1;
+    /** Length of a collection's stored value. */
+    static final int COLLECTION_LENGTH = ID + 8;
+    /** Collection types, as stored. */
+    static final byte HASH = 1;
+    static final byte SET = 2;
+    static final byte LIST = 3;
+    static final byte ZSET = 4;
+
     private ValueLayout() {
+    }
+
+    /** @return a collection's stored value: no expiry, its type and id */
+    static byte[] collection(byte type, long id) {
+        byte[] v = new byte[COLLECTION_LENGTH];
+        putLong(v, EXPIRE_AT, COLLECTION);
+        v[TYPE] = type;
+        for (int i = 0; i < 8; i++) {
+            v[ID + i] = (byte) (id >>> (56 - 8 * i));
+        }
+        return v;
+    }
+
+    /** @return whether a stored value is a collection's */
+    static boolean isCollection(byte[] stored) {
+        return (getLong(stored, EXPIRE_AT) & FORM_MASK) == COLLECTION;
+    }
+
+    /** @return the type of a stored collection ({@link #HASH}...), 0 if it is a string */
+    static byte type(byte[] stored) {
+        return isCollection(stored) && stored.length >= COLLECTION_LENGTH ? stored[TYPE] : 0;
+    }
+
+    /** @return the id of a stored collection */
+    static long id(byte[] stored) {
+        long id = 0;
+        for (int i = 0; i < 8; i++) {
+            id = id << 8 | (stored[ID + i] & 0xFF);
+        }
+        return id;
+    }
+
+    /** @return Redis's TYPE name of a stored value */
+    static String typeName(byte[] stored) {
+        return switch (type(stored)) {
+            case HASH -> "hash";
+            case SET -> "set";
+            case LIST -> "list";
+            case ZSET -> "zset";
+            default -> "string";
+        };
     }
 
     /** @return a stored value: {@code expireAt} then {@code data} */

@@ -285,28 +285,37 @@ class RedisDifferentialTest {
     }
 
     /**
-     * Sends a command; {@code SCAN*} (not a Redis command) runs a whole SCAN iteration with the
-     * given options instead and answers the keys it returned, sorted, since cursors are each
-     * server's own.
+     * Sends a command; {@code SCAN*} and {@code HSCAN*} (not Redis commands) run a whole SCAN or
+     * HSCAN iteration with the given options instead and answer the keys (field=value pairs) it
+     * returned, sorted, since cursors are each server's own.
      */
     private static Object call(RespClient client, String[] command) throws Exception {
-        if (!command[0].equals("SCAN*")) {
+        if (!command[0].equals("SCAN*") && !command[0].equals("HSCAN*")) {
             return client.call(command);
         }
+        boolean hash = command[0].equals("HSCAN*");
+        int fixed = hash ? 2 : 1; // the name, and HSCAN's key
         List<String> found = new ArrayList<>();
         String cursor = "0";
         do {
             String[] scan = new String[command.length + 1];
-            scan[0] = "SCAN";
-            scan[1] = cursor;
-            System.arraycopy(command, 1, scan, 2, command.length - 1);
+            scan[0] = hash ? "HSCAN" : "SCAN";
+            if (hash) {
+                scan[1] = command[1];
+            }
+            scan[fixed] = cursor;
+            System.arraycopy(command, fixed, scan, fixed + 1, command.length - fixed);
             Object reply = client.call(scan);
             if (!(reply instanceof List<?> page)) {
                 return reply; // an error
             }
             cursor = (String) page.get(0);
-            for (Object key : (List<?>) page.get(1)) {
-                found.add((String) key);
+            List<?> items = (List<?>) page.get(1);
+            for (int i = 0; i < items.size(); i += hash ? 2 : 1) {
+                String item = hash ? items.get(i) + "=" + items.get(i + 1) : (String) items.get(i);
+                if (!hash || !found.contains(item)) { // a hash's scan may return a field twice
+                    found.add(item);
+                }
             }
         } while (!cursor.equals("0"));
         found.sort(null);
@@ -372,9 +381,25 @@ class RedisDifferentialTest {
         }
     }
 
-    /** KEYS replies sorted: Redis promises no order. */
+    /**
+     * Replies whose order Redis does not promise, sorted: KEYS, HKEYS, HVALS, and HGETALL and
+     * HRANDFIELD ... WITHVALUES by field-value pair.
+     */
     private static Object normalized(String[] command, Object reply) {
-        if (command[0].equalsIgnoreCase("keys") && reply instanceof List<?> list) {
+        String name = command[0].toLowerCase();
+        if (!(reply instanceof List<?> list)) {
+            return reply;
+        }
+        boolean pairs = name.equals("hgetall") || name.equals("hrandfield") && command.length == 4;
+        if (pairs) {
+            List<String> sorted = new ArrayList<>();
+            for (int i = 0; i + 1 < list.size(); i += 2) {
+                sorted.add(list.get(i) + "=" + list.get(i + 1));
+            }
+            sorted.sort(null);
+            return sorted;
+        }
+        if (List.of("keys", "hkeys", "hvals", "hrandfield").contains(name)) {
             List<String> sorted = new ArrayList<>();
             for (Object o : list) {
                 sorted.add((String) o);
@@ -526,8 +551,55 @@ class RedisDifferentialTest {
             add(() -> of("ECHO", value()));
             add(() -> of("SELECT", pick(new String[] {"0", "1", "2", "0", "16", "-1", "abc"})));
             add(() -> concat(of("SCAN*"), pick(new String[][] {{}, {"MATCH", "k*"}, {"COUNT", "1"},
-                    {"MATCH", "*", "COUNT", "3"}, {"TYPE", "string"}, {"TYPE", "list"}, {"COUNT", "0"}, {"MATCH"},
+                    {"MATCH", "*", "COUNT", "3"}, {"TYPE", "string"}, {"TYPE", "list"}, {"TYPE", "hash"},
+                    {"COUNT", "0"}, {"MATCH"}, {"FOO", "bar"}})));
+            // hashes: fields of a few names over the same keys, so types meet (WRONGTYPE both ways)
+            add(() -> concat(of(pick(new String[] {"HSET", "HMSET"}), key()), pairs()));
+            add(() -> concat(of(pick(new String[] {"HSET", "HMSET"}), key()), pairs()));
+            add(() -> of("HSETNX", key(), field(), value()));
+            add(() -> of("HGET", key(), field()));
+            add(() -> concat(of("HMGET", key()), fields()));
+            add(() -> concat(of("HDEL", key()), fields()));
+            add(() -> of("HEXISTS", key(), field()));
+            add(() -> of("HLEN", key()));
+            add(() -> of("HSTRLEN", key(), field()));
+            add(() -> of("HINCRBY", key(), field(), pick(INTEGERS)));
+            add(() -> of("HINCRBYFLOAT", key(), field(), pick(FLOATS)));
+            add(() -> of(pick(new String[] {"HGETALL", "HKEYS", "HVALS"}), key()));
+            add(() -> concat(of("HRANDFIELD", key()), pick(new String[][] {{"1000"}, {"1000", "WITHVALUES"}, {"0"},
+                    {"abc"}, {"5", "FOO"}, {"-9223372036854775808"}})));
+            add(() -> concat(of("HSCAN*", key()), pick(new String[][] {{}, {"MATCH", "f*"}, {"COUNT", "1"}, {"COUNT", "0"},
                     {"FOO", "bar"}})));
+            add(() -> concat(of("COPY", key(), key()), pick(new String[][] {{}, {"REPLACE"}, {"DB", "1"}})));
+            add(() -> of("MOVE", key(), pick(DATABASES)));
+        }
+
+        private static final String[] FIELDS = {"f1", "f2", "f3", "", "x y", "f1"};
+
+        private String field() {
+            return pick(FIELDS);
+        }
+
+        private String[] fields() {
+            String[] out = new String[1 + rng.nextInt(3)];
+            for (int i = 0; i < out.length; i++) {
+                out[i] = field();
+            }
+            return out;
+        }
+
+        /** Field-value pairs; one in ten requests has an odd count. */
+        private String[] pairs() {
+            List<String> out = new ArrayList<>();
+            int n = 1 + rng.nextInt(3);
+            for (int i = 0; i < n; i++) {
+                out.add(field());
+                out.add(value());
+            }
+            if (rng.nextInt(10) == 0) {
+                out.add(field());
+            }
+            return out.toArray(new String[0]);
         }
 
         private void add(Supplier<String[]> generator) {

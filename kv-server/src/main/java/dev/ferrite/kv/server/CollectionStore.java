@@ -1,0 +1,280 @@
+package dev.ferrite.kv.server;
+
+import dev.ferrite.ChunkPool;
+import dev.ferrite.Ferrite;
+import dev.ferrite.PoolSpec;
+import dev.ferrite.kv.Codec;
+import dev.ferrite.kv.FerriteSortedMap;
+import dev.ferrite.spi.MemoryBackend;
+import io.netty.handler.codec.redis.RedisMessage;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
+
+import static dev.ferrite.kv.server.CollectionLayout.Owner;
+
+/**
+ * The elements of the server's collections, in one {@link FerriteSortedMap} in the data directory
+ * ({@value #FILE}), laid out by {@link CollectionLayout}. A key's stored value names its collection
+ * by id ({@link ValueLayout#collection}); the collection's elements lie under that id, so renaming
+ * or moving a key moves no element, and a collection whose key is gone (deleted, overwritten,
+ * expired, flushed, or left by a crash between the two steps of a command) is an orphan that
+ * {@link CollectionSweeper} finds by its header's owners ({@link #orphan}) and drops.
+ *
+ * <p>A command that changes collections holds the store's lock for its whole run ({@link #locked})
+ * and makes its changes of the tree in atomic changes ({@link #change}): all of one or none, across
+ * a crash. The store's memory is one writer's at a time anyway; reads take no lock. Thread-safe.
+ */
+final class CollectionStore implements AutoCloseable {
+
+    /** The store's file in the data directory. */
+    static final String FILE = "collections.ferrite";
+    private static final String TREE = "tree";
+    /** Chunk size of the store's pool: small, since a server may hold few collections. */
+    private static final long CHUNK_SIZE = 1 << 20;
+    private static final long CAPACITY = 1L << 40;
+    /** Page size of the tree: members of up to 2,022 bytes (the tree's longest key, 2,031, less the prefix). */
+    private static final int PAGE_SIZE = 8192;
+    /** Elements an orphan's drop removes per atomic change: commands run between two. */
+    static final int DROP_BATCH = 1024;
+
+    private final ChunkPool pool;
+    private final FerriteSortedMap<byte[], byte[]> tree;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final ConcurrentLinkedQueue<Long> hints = new ConcurrentLinkedQueue<>();
+    private volatile boolean unforced;
+
+    /**
+     * Opens the store in the data directory, or makes it (whole under a temporary name, then
+     * renamed: a crash leaves none or all of it).
+     *
+     * @param backend the Ferrite backend, or null for the default
+     */
+    CollectionStore(DataDirectory directory, String backend) {
+        MemoryBackend memory = backend == null ? Ferrite.backend() : Ferrite.backend(backend);
+        Path file = directory.file(FILE);
+        if (!Files.exists(file)) {
+            Path made = DataDirectory.inProgress(file);
+            directory.drop(made);
+            try (ChunkPool fresh = memory.createPool(spec(made));
+                 FerriteSortedMap<byte[], byte[]> t = builder(fresh).create()) {
+                t.put(CollectionLayout.NEXT_ID, CollectionLayout.idBytes(1));
+                fresh.force();
+            }
+            directory.publish(made, file);
+        }
+        pool = memory.openPool(spec(file));
+        try {
+            tree = builder(pool).open();
+        } catch (RuntimeException e) {
+            pool.close();
+            throw e;
+        }
+    }
+
+    private static PoolSpec spec(Path file) {
+        return PoolSpec.file(file).chunkSize(CHUNK_SIZE).capacity(CAPACITY).build();
+    }
+
+    private static dev.ferrite.kv.FerriteSortedMapBuilder<byte[], byte[]> builder(ChunkPool pool) {
+        return FerriteSortedMap.builder(Codec.bytes(), Codec.bytes()).pool(pool, TREE).pageSize(PAGE_SIZE);
+    }
+
+    /**
+     * @return Redis's kind of error reply if a member (a hash field, a set member...) is longer
+     *         than the store keeps, else null
+     */
+    RedisMessage tooLong(byte[] member) {
+        int max = tree.maxKeySize() - CollectionLayout.PREFIX;
+        return member.length <= max ? null : Replies.error("ERR member of " + member.length
+                + " bytes is longer than the longest this server keeps in a collection, " + max);
+    }
+
+    /** Runs a collection command's body holding the store's lock. */
+    <T> T locked(Supplier<T> body) {
+        lock.lock();
+        try {
+            return body.get();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Makes {@code body}'s changes of the tree one atomic change: all or none, also across a crash.
+     * The caller holds the lock ({@link #locked}).
+     */
+    <T> T change(Supplier<T> body) {
+        unforced = true;
+        return tree.atomically(body);
+    }
+
+    /**
+     * Gives a new collection an id and its header; inside {@link #change}.
+     *
+     * @return the id
+     */
+    long create(Owner owner) {
+        long id = CollectionLayout.id(tree.get(CollectionLayout.NEXT_ID));
+        tree.put(CollectionLayout.NEXT_ID, CollectionLayout.idBytes(id + 1));
+        tree.put(CollectionLayout.header(id), CollectionLayout.owners(List.of(owner)));
+        return id;
+    }
+
+    /** Adds a key that names collection {@code id} (before the key's value names it); inside {@link #change}. */
+    void addOwner(long id, Owner owner) {
+        List<Owner> owners = owners(id);
+        if (!owners.contains(owner)) {
+            owners.add(owner);
+            tree.put(CollectionLayout.header(id), CollectionLayout.owners(owners));
+        }
+    }
+
+    /** Drops a key that no longer names collection {@code id}; inside {@link #change}. */
+    void removeOwner(long id, Owner owner) {
+        List<Owner> owners = owners(id);
+        if (owners.remove(owner) && !owners.isEmpty()) {
+            tree.put(CollectionLayout.header(id), CollectionLayout.owners(owners));
+        }
+    }
+
+    private List<Owner> owners(long id) {
+        byte[] header = tree.get(CollectionLayout.header(id));
+        return header == null ? new ArrayList<>() : CollectionLayout.owners(header);
+    }
+
+    /** @return an element's value, or null */
+    byte[] get(long id, byte[] member) {
+        return tree.get(CollectionLayout.element(id, member));
+    }
+
+    /** Sets an element; inside {@link #change}. @return its value before, or null */
+    byte[] put(long id, byte[] member, byte[] value) {
+        return tree.put(CollectionLayout.element(id, member), value);
+    }
+
+    /** Removes an element; inside {@link #change}. @return its value before, or null */
+    byte[] remove(long id, byte[] member) {
+        return tree.remove(CollectionLayout.element(id, member));
+    }
+
+    /** @return the elements of collection {@code id}, keys with their prefix ({@link CollectionLayout#member}), in order */
+    NavigableMap<byte[], byte[]> elements(long id) {
+        return tree.subMap(CollectionLayout.elementsFrom(id), true, CollectionLayout.elementsTo(id), false);
+    }
+
+    /** @return the number of elements of collection {@code id}, in O(log n) */
+    long size(long id) {
+        return elements(id).size();
+    }
+
+    /** @return the {@code index}-th element key of collection {@code id} (0 the first), or null */
+    byte[] elementAt(long id, long index) {
+        long base = tree.countBelow(CollectionLayout.elementsFrom(id));
+        Map.Entry<byte[], byte[]> e = tree.entryAt(base + index);
+        return e == null || CollectionLayout.id(e.getKey()) != id || e.getKey()[CollectionLayout.ID_BYTES] != CollectionLayout.ELEMENT
+                ? null : e.getKey();
+    }
+
+    /**
+     * Copies collection {@code from}'s elements to a new collection; inside {@link #change}.
+     *
+     * @return the new collection's id
+     */
+    long copy(long from, Owner owner) {
+        long id = create(owner);
+        for (Map.Entry<byte[], byte[]> e : elements(from).entrySet()) {
+            tree.put(CollectionLayout.element(id, CollectionLayout.member(e.getKey())), e.getValue());
+        }
+        return id;
+    }
+
+    /** Asks the sweep to look at collection {@code id} soon (its key was deleted). */
+    void hint(long id) {
+        if (hints.size() < 100_000) {
+            hints.add(id);
+        }
+    }
+
+    /** @return a collection {@link #hint}ed and not looked at yet, or null */
+    Long nextHint() {
+        return hints.poll();
+    }
+
+    /** @return the lowest id from {@code id} on that has entries, or 0 if none has */
+    long idFrom(long id) {
+        byte[] k = tree.ceilingKey(CollectionLayout.first(Math.max(id, 1)));
+        return k == null ? 0 : CollectionLayout.id(k);
+    }
+
+    /**
+     * Looks whether collection {@code id} is an orphan: a header that names no key naming it now,
+     * or elements without a header (a drop a crash cut short: a collection is made with its header
+     * in one atomic change). An orphan's header is removed. Call beside no command that moves a
+     * key (the command gate).
+     *
+     * @param named the id a key's stored value names now (0: none)
+     * @return whether it is an orphan, whose elements {@link #drop} removes
+     */
+    boolean orphan(long id, ToLongFunction<Owner> named) {
+        return locked(() -> {
+            byte[] header = tree.get(CollectionLayout.header(id));
+            if (header == null) {
+                return idFrom(id) == id;
+            }
+            for (Owner o : CollectionLayout.owners(header)) {
+                if (named.applyAsLong(o) == id) {
+                    return false;
+                }
+            }
+            change(() -> tree.remove(CollectionLayout.header(id)));
+            return true;
+        });
+    }
+
+    /** Removes an orphan's elements, {@value #DROP_BATCH} per atomic change (commands run between two). */
+    void drop(long id) {
+        boolean more = true;
+        while (more) {
+            more = locked(() -> change(() -> {
+                Iterator<byte[]> it = tree.subMap(CollectionLayout.first(id), CollectionLayout.first(id + 1)).keySet().iterator();
+                for (int n = 0; n < DROP_BATCH && it.hasNext(); n++) {
+                    it.next();
+                    it.remove();
+                }
+                return it.hasNext();
+            }));
+        }
+    }
+
+    /** Forces the store to disk if a change was made since the last force. */
+    void force() {
+        if (unforced) {
+            unforced = false;
+            pool.force();
+        }
+    }
+
+    /** @return entries in the store (headers, elements, the id counter) */
+    long entries() {
+        return tree.size();
+    }
+
+    @Override
+    public void close() {
+        try {
+            tree.close();
+        } finally {
+            pool.close();
+        }
+    }
+}

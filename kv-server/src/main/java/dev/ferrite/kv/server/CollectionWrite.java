@@ -1,0 +1,114 @@
+package dev.ferrite.kv.server;
+
+import java.util.function.Supplier;
+
+/**
+ * The frame of a command that changes one key's collection, all of it or nothing also across a
+ * crash: under the {@link CollectionStore}'s lock, the command's changes of the elements are one
+ * atomic change of the store. A new collection is made under a new id and named by its key only
+ * once its elements are there (a crash before leaves an orphan, swept); a collection the command
+ * empties stops being named by its key before its change is published (a crash after leaves an
+ * orphan, swept). Then the keyspace events: {@code expired} and {@code new} as the key's value
+ * was found and made, the command's own if it changed something, {@code del} if the key went
+ * with its last element. Stateless.
+ */
+final class CollectionWrite {
+
+    /** The collection a change works on, and what it reports back. */
+    static final class Op {
+        /** The collection's id in the {@link CollectionStore}. */
+        final long id;
+        /** Whether the collection is new (no element yet). */
+        final boolean fresh;
+        /** Set by the change when it changed an element: the command's event is published. */
+        boolean changed;
+
+        Op(long id, boolean fresh) {
+            this.id = id;
+            this.fresh = fresh;
+        }
+    }
+
+    /** What a command does to a collection's elements, inside its atomic change. */
+    @FunctionalInterface
+    interface Change<T> {
+        /** @return the command's result */
+        T apply(Op op);
+    }
+
+    /** Thrown out of an atomic change to throw it out: a new collection that got no element. */
+    private static final class Empty extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        final transient Object result;
+
+        Empty(Object result) {
+            super("empty", null, false, false);
+            this.result = result;
+        }
+    }
+
+    private CollectionWrite() {
+    }
+
+    /**
+     * Runs a command on the collection of type {@code type} at {@code key}.
+     *
+     * @param create     whether an absent key gets a new collection (else {@code absent} answers)
+     * @param eventClass the class of the command's keyspace event ({@link KeyspaceEvents#HASH}...)
+     * @param event      the event's name
+     * @param absent     the result when the key holds no collection and none is made
+     * @return the change's result
+     * @throws WrongType if the key holds a value of another type
+     */
+    static <T> T run(ServerContext c, ClientSession s, byte[] key, byte type, boolean create, int eventClass, String event,
+                     Change<T> change, Supplier<T> absent) {
+        Keyspace ks = c.keyspace(s);
+        CollectionStore store = c.databases.collections();
+        if (create) {
+            ks.writable(); // the database first: its deferred creation throws before anything is changed
+        }
+        return store.locked(() -> {
+            byte[] stored = ks.collection(key, type);
+            if (stored == null && !create) {
+                return absent.get();
+            }
+            long existing = stored == null ? 0 : ValueLayout.id(stored);
+            CollectionLayout.Owner owner = existing == 0 ? ks.owner(key) : null;
+            Op[] op = {null};
+            boolean[] dropped = {false};
+            T result;
+            try {
+                result = store.change(() -> {
+                    op[0] = new Op(existing == 0 ? store.create(owner) : existing, existing == 0);
+                    T r = change.apply(op[0]);
+                    if (store.size(op[0].id) == 0) {
+                        if (existing == 0) {
+                            throw new Empty(r);
+                        }
+                        dropped[0] = ks.dropCollection(key, stored); // the key goes with its last element
+                    }
+                    return r;
+                });
+            } catch (Empty e) {
+                @SuppressWarnings("unchecked")
+                T r = (T) e.result;
+                return r;
+            }
+            if (existing == 0) {
+                try {
+                    ks.publishCollection(key, ValueLayout.collection(type, op[0].id));
+                } catch (WrongType e) {
+                    store.hint(op[0].id); // a string took the key meanwhile: the new elements go
+                    throw e;
+                }
+            }
+            if (op[0].changed) {
+                ks.emit(key, eventClass, event);
+            }
+            if (dropped[0]) {
+                ks.emit(key, KeyspaceEvents.GENERIC, "del");
+            }
+            return result;
+        });
+    }
+}
