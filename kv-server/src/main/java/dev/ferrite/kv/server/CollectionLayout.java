@@ -16,6 +16,8 @@ import java.util.List;
  *   [id][1][member]         an element: a hash's field (value: the field's value), a set's member
  *                           (value: empty)
  *   [0 x 8][0]              the next id to give (u64 BE); ids start at 1
+ *   [0 x 8][1][record u64]  a journaled command finished (value: empty): its undo-journal
+ *                           record is not undone at the next start
  * </pre>
  */
 final class CollectionLayout {
@@ -30,6 +32,11 @@ final class CollectionLayout {
     static final int PREFIX = ID_BYTES + 1;
     /** The key of the next id to give. */
     static final byte[] NEXT_ID = new byte[PREFIX];
+
+    /** @return the key marking journal record {@code record}'s command finished */
+    static byte[] finished(long record) {
+        return key(0, ELEMENT, idBytes(record));
+    }
 
     /** A key naming a collection: a database's file and a key in it. */
     record Owner(String database, byte[] key) {

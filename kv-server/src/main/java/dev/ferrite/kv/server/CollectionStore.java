@@ -198,6 +198,33 @@ final class CollectionStore implements AutoCloseable {
         return id;
     }
 
+    /**
+     * Marks a journaled command finished, in the atomic change of its collection changes; inside
+     * {@link #change}. A start after a crash then does not undo its journal record: the command's
+     * other writes were all made before its change was published.
+     */
+    void finish(long record) {
+        tree.put(CollectionLayout.finished(record), new byte[0]);
+    }
+
+    /** @return whether journal record {@code record}'s command finished ({@link #finish}) */
+    boolean finished(long record) {
+        return tree.containsKey(CollectionLayout.finished(record));
+    }
+
+    /** Drops a mark of {@link #finish} once the record is gone too. */
+    void forget(long record) {
+        locked(() -> change(() -> tree.remove(CollectionLayout.finished(record))));
+    }
+
+    /** At start, after the journal's recovery: drops every mark of {@link #finish}. */
+    void forgetFinished() {
+        locked(() -> change(() -> {
+            tree.subMap(CollectionLayout.finished(0), true, CollectionLayout.elementsTo(0), false).clear();
+            return null;
+        }));
+    }
+
     /** Asks the sweep to look at collection {@code id} soon (its key was deleted). */
     void hint(long id) {
         if (hints.size() < 100_000) {

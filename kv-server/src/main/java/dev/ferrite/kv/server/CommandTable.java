@@ -148,21 +148,47 @@ final class CommandTable {
      */
     static RedisMessage journaled(ServerContext server, ClientSession session, List<UndoJournal.Entry> entries,
                                   java.util.function.Supplier<RedisMessage> body) {
+        return journaled(server, entries, false, body);
+    }
+
+    /**
+     * As {@link #journaled(ServerContext, ClientSession, List, java.util.function.Supplier)}, for a
+     * body that may also change collections' elements ({@code collections}): then the body runs
+     * as one atomic change of the {@link CollectionStore}, published with a mark that the command
+     * finished, so that a crash either leaves the journal record to undo the entries (the change
+     * was not published) or the mark to keep them (it was).
+     */
+    static RedisMessage journaled(ServerContext server, List<UndoJournal.Entry> entries, boolean collections,
+                                  java.util.function.Supplier<RedisMessage> body) {
         UndoJournal journal = server.databases.journal();
+        CollectionStore store = server.databases.collections();
         long id = journal.save(entries, server.databases);
         if (server.fsync == FsyncPolicy.ALWAYS) {
             journal.force();
         }
         RedisMessage reply;
         try {
-            reply = body.get();
+            reply = !collections ? body.get() : store.locked(() -> store.change(() -> {
+                RedisMessage r = body.get();
+                store.finish(id);
+                return r;
+            }));
         } catch (RuntimeException | Error e) {
             journal.undo(id, server.databases);
             throw e;
         }
+        if (collections && server.fsync == FsyncPolicy.ALWAYS) {
+            store.force(); // the mark on disk before the record goes
+        }
         journal.drop(id);
+        if (collections) {
+            store.forget(id);
+        }
         return reply;
     }
+
+    /** Commands that change collections' elements (their bodies run through {@link CollectionWrite}). */
+    static final Set<String> COLLECTION_WRITES = Set.of("hset", "hmset", "hsetnx", "hdel", "hincrby", "hincrbyfloat");
 
     /**
      * @return the entries a request of this command may change: its keys in database {@code db},

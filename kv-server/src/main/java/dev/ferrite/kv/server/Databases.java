@@ -118,9 +118,10 @@ final class Databases implements AutoCloseable {
                     get(i); // open what exists now, so a restart reports repairs and DBSIZE is at hand
                 }
             }
-            journal = new UndoJournal(this.directory, backend);
-            journal.recover(this);
             collections = new CollectionStore(this.directory, backend);
+            journal = new UndoJournal(this.directory, backend);
+            journal.recover(this, collections::finished);
+            collections.forgetFinished();
         } catch (RuntimeException e) {
             close();
             throw e;

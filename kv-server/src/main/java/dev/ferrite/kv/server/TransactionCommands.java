@@ -112,6 +112,7 @@ final class TransactionCommands {
         }
         List<byte[][]> queue = s.queued;
         List<UndoJournal.Entry> entries = new ArrayList<>();
+        boolean collections = false;
         int db = s.db;
         for (byte[][] request : queue) {
             CommandTable.Command command = CommandTable.lookup(request[0]);
@@ -122,6 +123,7 @@ final class TransactionCommands {
                 Long n = Args.parseLong(request[1]);
                 db = n != null && n >= 0 && n < Databases.COUNT ? (int) (long) n : db;
             } else if (command.write()) {
+                collections |= CommandTable.COLLECTION_WRITES.contains(command.name());
                 for (UndoJournal.Entry e : CommandTable.entries(command, db, request)) {
                     entries.add(e);
                     c.writable(e.db(), s); // a database it writes to exists before anything runs
@@ -132,7 +134,7 @@ final class TransactionCommands {
         int selected = s.db;
         RedisMessage reply;
         try {
-            reply = CommandTable.journaled(c, s, entries, () -> {
+            reply = CommandTable.journaled(c, entries, collections, () -> {
                 List<RedisMessage> replies = new ArrayList<>(queue.size());
                 for (byte[][] request : queue) {
                     RedisMessage one = CommandTable.execute(c, s, request);

@@ -137,12 +137,14 @@ final class UndoJournal implements AutoCloseable {
     }
 
     /**
-     * At start, before any command: undoes every complete record, newest first, and drops every
-     * part left.
+     * At start, before any command: undoes every complete record whose command did not finish,
+     * newest first, and drops every part left.
      *
+     * @param finished whether a record's command finished (its changes of the collection store
+     *                 were published with a mark of it, {@link CollectionStore#finished}): not undone
      * @return how many records were undone
      */
-    int recover(Databases databases) {
+    int recover(Databases databases, java.util.function.LongPredicate finished) {
         TreeMap<Long, Boolean> ids = new TreeMap<>();
         List<byte[]> all = new ArrayList<>();
         long cursor = 0;
@@ -156,7 +158,7 @@ final class UndoJournal implements AutoCloseable {
         } while (cursor != 0);
         int undone = 0;
         for (Map.Entry<Long, Boolean> e : ids.descendingMap().entrySet()) {
-            if (e.getValue()) {
+            if (e.getValue() && !finished.test(e.getKey())) {
                 restore(e.getKey(), databases);
                 undone++;
                 LOG.warn("undid a multi-key command a crash interrupted (journal record {})", e.getKey());

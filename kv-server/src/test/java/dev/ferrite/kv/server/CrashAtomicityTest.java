@@ -183,4 +183,124 @@ class CrashAtomicityTest {
             }
         }
     }
+
+    /**
+     * HSET of many fields, HDEL of a whole hash and its re-making, and RENAME of a hash back and
+     * forth, and EXEC of hash writes, killed at random instants: after the restart every hash holds
+     * the fields of one call (none newer than the last acknowledged plus the one in flight), the
+     * emptied hash is whole or gone, the renamed one is under one name with all its fields, every
+     * EXEC is whole or not at all, and once the sweep has run the
+     * collection store holds the live hashes' entries and nothing else (no orphan survives).
+     */
+    @Test
+    void aKillDuringHashCommandsLeavesEachWholeOrNotAtAll() throws Exception {
+        int fields = 500;
+        for (int round = 0; round < 6; round++) {
+            int port = ServerProcesses.freePort();
+            Process server = ServerProcesses.start(port, data, logs.resolve("server.log"));
+            long acknowledged = -1;
+            try (RespClient c = ServerProcesses.connect(port, server)) {
+                c.call("FLUSHALL");
+                String[] moving = new String[2 + 2 * 100];
+                moving[0] = "HSET";
+                moving[1] = "moving:a";
+                for (int k = 0; k < 100; k++) {
+                    moving[2 + 2 * k] = "f" + k;
+                    moving[3 + 2 * k] = "payload" + k;
+                }
+                assertEquals(100L, c.call(moving));
+                Thread killer = null; // started at the first acknowledgement, however slow this host is
+                try {
+                    for (long i = 0; ; i++) {
+                        String[] hset = new String[2 + 2 * fields];
+                        hset[0] = "HSET";
+                        hset[1] = "h" + i % 3;
+                        for (int k = 0; k < fields; k++) {
+                            hset[2 + 2 * k] = "f" + k;
+                            hset[3 + 2 * k] = Long.toString(i);
+                        }
+                        c.send(hset);
+                        String[] hdel = new String[2 + fields];
+                        hdel[0] = "HDEL";
+                        hdel[1] = "h" + (i + 1) % 3;
+                        for (int k = 0; k < fields; k++) {
+                            hdel[2 + k] = "f" + k;
+                        }
+                        c.send(hdel);
+                        c.send("RENAME", i % 2 == 0 ? "moving:a" : "moving:b", i % 2 == 0 ? "moving:b" : "moving:a");
+                        c.send("DEL", "gone");
+                        c.send("HSET", "gone", "f", Long.toString(i));
+                        c.send("MULTI");
+                        for (int k = 0; k < 50; k++) {
+                            c.send("HSET", "x" + k, "f", Long.toString(i), "g" + i, "new");
+                            c.send("HDEL", "x" + k, "g" + (i - 1));
+                        }
+                        c.send("SET", "xs", Long.toString(i));
+                        c.send("EXEC");
+                        c.read();
+                        c.read();
+                        assertEquals("OK", c.read());
+                        c.read();
+                        assertEquals(1L, c.read());
+                        assertEquals("OK", c.read());
+                        for (int k = 0; k < 101; k++) {
+                            assertEquals("QUEUED", c.read());
+                        }
+                        assertTrue(c.read() instanceof List<?> l && l.size() == 101);
+                        acknowledged = i;
+                        if (killer == null) {
+                            killer = ServerProcesses.killLater(server, ThreadLocalRandom.current().nextInt(800));
+                        }
+                    }
+                } catch (IOException gone) {
+                    // the server is gone
+                }
+                assertTrue(killer != null, "round " + round + ": the server died before it acknowledged anything");
+                killer.join();
+            }
+            assertTrue(server.waitFor(10, TimeUnit.SECONDS));
+            try (KvServer restarted = KvServer.builder().port(0).dataDirectory(data).start();
+                 RespClient c = new RespClient(restarted.port())) {
+                assertTrue(acknowledged >= 0, "round " + round + ": nothing acknowledged before the kill");
+                long expectedEntries = 1; // the next id
+                for (int h = 0; h < 3; h++) {
+                    Object all = c.call("HGETALL", "h" + h);
+                    List<?> pairs = (List<?>) all;
+                    if (pairs.isEmpty()) {
+                        continue; // emptied by an HDEL
+                    }
+                    assertEquals(2 * fields, pairs.size(), "round " + round + ": h" + h + " holds part of a call");
+                    Object first = pairs.get(1);
+                    long v = Long.parseLong((String) first);
+                    assertTrue(v <= acknowledged + 1, "round " + round + ": h" + h + " holds " + v
+                            + ", the last acknowledged wrote " + acknowledged);
+                    for (int k = 1; k < fields; k++) {
+                        assertEquals(first, pairs.get(2 * k + 1), "round " + round + ": h" + h + " mixes calls");
+                    }
+                    expectedEntries += 1 + fields;
+                }
+                assertEquals(1L, c.call("EXISTS", "moving:a", "moving:b"), "round " + round + ": the renamed hash is under one name");
+                String name = (Long) c.call("EXISTS", "moving:a") == 1 ? "moving:a" : "moving:b";
+                assertEquals(100L, c.call("HLEN", name), "round " + round);
+                assertEquals("payload99", c.call("HGET", name, "f99"));
+                expectedEntries += 1 + 100;
+                String xs = (String) c.call("GET", "xs"); // the last EXEC: whole, or none of it
+                for (int k = 0; k < 50; k++) {
+                    assertEquals(xs, c.call("HGET", "x" + k, "f"), "round " + round + ": x" + k + " is from another EXEC");
+                    assertEquals(xs == null ? 0L : 2L, c.call("HLEN", "x" + k), "round " + round + ": x" + k);
+                    if (xs != null) {
+                        assertEquals("new", c.call("HGET", "x" + k, "g" + xs));
+                        expectedEntries += 3;
+                    }
+                }
+                if ((Long) c.call("EXISTS", "gone") == 1) {
+                    assertEquals(1L, c.call("HLEN", "gone"));
+                    expectedEntries += 2;
+                }
+                restarted.collectionSweeper().sweepAll();
+                assertEquals(expectedEntries, restarted.databases().collections().entries(),
+                        "round " + round + ": the store holds the live hashes' entries and no orphan");
+            }
+        }
+    }
 }
