@@ -85,7 +85,11 @@ final class CommandTable {
             Map.entry("msetnx", new Keys(1, -1, 2)), Map.entry("rename", new Keys(1, 2, 1)),
             Map.entry("renamenx", new Keys(1, 2, 1)), Map.entry("copy", new Keys(1, 2, 1)),
             Map.entry("lcs", new Keys(1, 2, 1)), Map.entry("object", new Keys(2, 2, 1)),
-            Map.entry("watch", new Keys(1, -1, 1)), Map.entry("memory", new Keys(2, 2, 1)));
+            Map.entry("watch", new Keys(1, -1, 1)), Map.entry("memory", new Keys(2, 2, 1)),
+            Map.entry("smove", new Keys(1, 2, 1)), Map.entry("sinter", new Keys(1, -1, 1)),
+            Map.entry("sunion", new Keys(1, -1, 1)), Map.entry("sdiff", new Keys(1, -1, 1)),
+            Map.entry("sinterstore", new Keys(1, -1, 1)), Map.entry("sunionstore", new Keys(1, -1, 1)),
+            Map.entry("sdiffstore", new Keys(1, -1, 1)), Map.entry("sintercard", new Keys(2, -1, 1)));
     /** Commands that may change databases other than the selected one (all are forced under fsync always). */
     private static final Set<String> OTHER_DATABASES = Set.of("flushall", "swapdb", "move", "copy");
 
@@ -93,7 +97,8 @@ final class CommandTable {
     private static final Set<String> WRITES = Set.of("set", "setnx", "setex", "psetex", "getset", "getdel", "getex",
             "mset", "msetnx", "incr", "decr", "incrby", "decrby", "incrbyfloat", "append", "setrange", "del", "unlink",
             "rename", "renamenx", "expire", "pexpire", "expireat", "pexpireat", "persist", "flushdb", "setbit", "copy",
-            "move", "swapdb", "hset", "hmset", "hsetnx", "hdel", "hincrby", "hincrbyfloat");
+            "move", "swapdb", "hset", "hmset", "hsetnx", "hdel", "hincrby", "hincrbyfloat", "sadd", "srem", "spop",
+            "smove", "sinterstore", "sunionstore", "sdiffstore");
 
     /**
      * Commands that can leave an expiring entry where the expiry reaper's pass may not have looked:
@@ -110,7 +115,7 @@ final class CommandTable {
      * {@link UndoJournal}, so that a crash or a failure midway leaves none of their changes.
      */
     private static final Set<String> JOURNALED = Set.of("mset", "msetnx", "rename", "renamenx", "move", "del",
-            "unlink");
+            "unlink", "smove");
 
     /**
      * Runs a command's body through the gate: alone, and journaled, where its kind needs it. A key
@@ -128,7 +133,7 @@ final class CommandTable {
         if (command.alone() == Alone.JOURNALED) {
             List<UndoJournal.Entry> entries = entries(command, session.db, args);
             if (entries.size() > 1) { // one entry changes in one step anyway
-                return server.gate.exclusive(() -> journaled(server, session, entries,
+                return server.gate.exclusive(() -> journaled(server, entries, COLLECTION_WRITES.contains(command.name()),
                         () -> command.body().run(server, session, args)));
             }
         } else if (command.alone() == Alone.YES) {
@@ -144,19 +149,11 @@ final class CommandTable {
 
     /**
      * Runs {@code body}, which changes the entries, all or nothing: saved first, dropped after, put
-     * back if it fails. Call under {@link CommandGate#exclusive}.
-     */
-    static RedisMessage journaled(ServerContext server, ClientSession session, List<UndoJournal.Entry> entries,
-                                  java.util.function.Supplier<RedisMessage> body) {
-        return journaled(server, entries, false, body);
-    }
-
-    /**
-     * As {@link #journaled(ServerContext, ClientSession, List, java.util.function.Supplier)}, for a
-     * body that may also change collections' elements ({@code collections}): then the body runs
-     * as one atomic change of the {@link CollectionStore}, published with a mark that the command
-     * finished, so that a crash either leaves the journal record to undo the entries (the change
-     * was not published) or the mark to keep them (it was).
+     * back if it fails. Call under {@link CommandGate#exclusive}. A body that may also change
+     * collections' elements ({@code collections}) runs as one atomic change of the
+     * {@link CollectionStore}, published with a mark that the command finished, so that a crash
+     * either leaves the journal record to undo the entries (the change was not published) or the
+     * mark to keep them (it was).
      */
     static RedisMessage journaled(ServerContext server, List<UndoJournal.Entry> entries, boolean collections,
                                   java.util.function.Supplier<RedisMessage> body) {
@@ -188,7 +185,8 @@ final class CommandTable {
     }
 
     /** Commands that change collections' elements (their bodies run through {@link CollectionWrite}). */
-    static final Set<String> COLLECTION_WRITES = Set.of("hset", "hmset", "hsetnx", "hdel", "hincrby", "hincrbyfloat");
+    static final Set<String> COLLECTION_WRITES = Set.of("hset", "hmset", "hsetnx", "hdel", "hincrby", "hincrbyfloat",
+            "sadd", "srem", "spop", "smove", "sinterstore", "sunionstore", "sdiffstore");
 
     /**
      * @return the entries a request of this command may change: its keys in database {@code db},
@@ -249,6 +247,7 @@ final class CommandTable {
         PubSubCommands.register(r);
         HashCommands.register(r);
         MemoryCommand.register(r);
+        SetCommands.register(r);
         COMMANDS = Collections.unmodifiableList(all);
         SLOTS = new Command[Integer.highestOneBit(all.size() * 4)];
         for (Command c : all) {

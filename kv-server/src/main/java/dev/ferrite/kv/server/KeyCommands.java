@@ -186,10 +186,10 @@ final class KeyCommands {
         if (!ValueLayout.isCollection(stored)) {
             return ValueLayout.encoding(stored);
         }
-        CollectionStore store = c.databases.collections();
         long id = ValueLayout.id(stored);
         return switch (ValueLayout.type(stored)) {
             case ValueLayout.HASH -> HashCommands.encoding(c, id);
+            case ValueLayout.SET -> SetCommands.encoding(c, id);
             default -> throw new IllegalStateException("no encoding for type " + ValueLayout.type(stored));
         };
     }

@@ -77,6 +77,9 @@ final class ServerContext {
         if (name.equals(NOTIFY_KEYSPACE_EVENTS)) {
             return KeyspaceEvents.parse(value) < 0 ? "Invalid event class character. Use 'Ag$lshzxeKEtmdn'." : null;
         }
+        if (name.equals("save") && value.isEmpty() || name.equals("appendonly") && value.equals("no")) {
+            return null; // what the server does anyway: no snapshots, no append-only file
+        }
         if (!ENCODING_THRESHOLDS.containsKey(name)) {
             return "can't set immutable config";
         }

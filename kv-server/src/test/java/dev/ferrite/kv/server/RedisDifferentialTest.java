@@ -290,17 +290,18 @@ class RedisDifferentialTest {
      * returned, sorted, since cursors are each server's own.
      */
     private static Object call(RespClient client, String[] command) throws Exception {
-        if (!command[0].equals("SCAN*") && !command[0].equals("HSCAN*")) {
+        if (!command[0].equals("SCAN*") && !command[0].equals("HSCAN*") && !command[0].equals("SSCAN*")) {
             return client.call(command);
         }
         boolean hash = command[0].equals("HSCAN*");
-        int fixed = hash ? 2 : 1; // the name, and HSCAN's key
+        boolean set = command[0].equals("SSCAN*");
+        int fixed = hash || set ? 2 : 1; // the name, and HSCAN's or SSCAN's key
         List<String> found = new ArrayList<>();
         String cursor = "0";
         do {
             String[] scan = new String[command.length + 1];
-            scan[0] = hash ? "HSCAN" : "SCAN";
-            if (hash) {
+            scan[0] = hash ? "HSCAN" : set ? "SSCAN" : "SCAN";
+            if (hash || set) {
                 scan[1] = command[1];
             }
             scan[fixed] = cursor;
@@ -313,7 +314,7 @@ class RedisDifferentialTest {
             List<?> items = (List<?>) page.get(1);
             for (int i = 0; i < items.size(); i += hash ? 2 : 1) {
                 String item = hash ? items.get(i) + "=" + items.get(i + 1) : (String) items.get(i);
-                if (!hash || !found.contains(item)) { // a hash's scan may return a field twice
+                if (!(hash || set) || !found.contains(item)) { // a collection's scan may return an element twice
                     found.add(item);
                 }
             }
@@ -382,8 +383,9 @@ class RedisDifferentialTest {
     }
 
     /**
-     * Replies whose order Redis does not promise, sorted: KEYS, HKEYS, HVALS, and HGETALL and
-     * HRANDFIELD ... WITHVALUES by field-value pair.
+     * Replies whose order Redis does not promise, sorted: KEYS, HKEYS, HVALS, SMEMBERS, SINTER,
+     * SUNION, SDIFF, whole-set SRANDMEMBER and SPOP, and HGETALL and HRANDFIELD ... WITHVALUES by
+     * field-value pair.
      */
     private static Object normalized(String[] command, Object reply) {
         String name = command[0].toLowerCase();
@@ -399,7 +401,8 @@ class RedisDifferentialTest {
             sorted.sort(null);
             return sorted;
         }
-        if (List.of("keys", "hkeys", "hvals", "hrandfield").contains(name)) {
+        if (List.of("keys", "hkeys", "hvals", "hrandfield", "smembers", "sinter", "sunion", "sdiff", "srandmember")
+                .contains(name) || name.equals("spop") && command.length == 3) {
             List<String> sorted = new ArrayList<>();
             for (Object o : list) {
                 sorted.add((String) o);
@@ -570,11 +573,40 @@ class RedisDifferentialTest {
                     {"abc"}, {"5", "FOO"}, {"-9223372036854775808"}})));
             add(() -> concat(of("HSCAN*", key()), pick(new String[][] {{}, {"MATCH", "f*"}, {"COUNT", "1"}, {"COUNT", "0"},
                     {"FOO", "bar"}})));
+            // sets: members of a few names, integers among them (intset)
+            add(() -> concat(of("SADD", key()), members()));
+            add(() -> concat(of("SADD", key()), members()));
+            add(() -> concat(of("SREM", key()), members()));
+            add(() -> of("SISMEMBER", key(), member()));
+            add(() -> concat(of("SMISMEMBER", key()), members()));
+            add(() -> of(pick(new String[] {"SMEMBERS", "SCARD"}), key()));
+            add(() -> concat(of("SPOP", key()), pick(new String[][] {{"1000"}, {"0"}, {"-1"}, {"abc"}, {"1", "2"}})));
+            add(() -> concat(of("SRANDMEMBER", key()), pick(new String[][] {{"1000"}, {"0"}, {"abc"},
+                    {"-9223372036854775808"}, {"1", "2"}})));
+            add(() -> of("SMOVE", key(), key(), member()));
+            add(() -> concat(of(pick(new String[] {"SINTER", "SUNION", "SDIFF"})), keys(1 + rng.nextInt(3))));
+            add(() -> concat(of(pick(new String[] {"SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE"})), keys(2 + rng.nextInt(3))));
+            add(() -> concat(concat(of("SINTERCARD", pick(new String[] {"1", "2", "0", "5", "abc"})), keys(2)),
+                    pick(new String[][] {{}, {"LIMIT", "1"}, {"LIMIT", "-1"}, {"FOO"}})));
+            add(() -> concat(of("SSCAN*", key()), pick(new String[][] {{}, {"MATCH", "m*"}, {"COUNT", "1"}, {"FOO", "bar"}})));
             add(() -> concat(of("COPY", key(), key()), pick(new String[][] {{}, {"REPLACE"}, {"DB", "1"}})));
             add(() -> of("MOVE", key(), pick(DATABASES)));
         }
 
         private static final String[] FIELDS = {"f1", "f2", "f3", "", "x y", "f1"};
+        private static final String[] MEMBERS = {"m1", "m2", "1", "2", "-3", "007", ""};
+
+        private String member() {
+            return pick(MEMBERS);
+        }
+
+        private String[] members() {
+            String[] out = new String[1 + rng.nextInt(3)];
+            for (int i = 0; i < out.length; i++) {
+                out[i] = member();
+            }
+            return out;
+        }
 
         private String field() {
             return pick(FIELDS);
