@@ -150,6 +150,28 @@ public final class FerriteSortedMap<K, V> extends SortedView<K, V> implements Au
         });
     }
 
+    /**
+     * The entry at a position counted from a key, read from one state of the map (a position
+     * from {@link #countBelow} and an {@link #entryAt(long)} are two reads, between which a
+     * writer may move the keys below).
+     *
+     * @param from  a key (need not be in the map)
+     * @param index a position among the keys at or above {@code from}, from 0
+     * @return the entry at that position, or null if there are not that many
+     * @throws IllegalArgumentException if the index is negative
+     */
+    public Map.Entry<K, V> entryAt(K from, long index) {
+        if (index < 0) {
+            throw new IllegalArgumentException("index " + index + " is negative");
+        }
+        byte[] k = coding.lookupKey(Objects.requireNonNull(from, "from"));
+        if (k == null) {
+            throw new FerriteException("key longer than the longest sorted map " + store.describe() + " takes, " + store.maxKey);
+        }
+        TreeReader.Hit h = store.reader().at(k, index);
+        return h == null ? null : new SimpleImmutableEntry<>(coding.decodeKey(h.key()), coding.decodeValue(h.value()));
+    }
+
     /** @return the longest key this map takes, in bytes */
     public int maxKeySize() {
         return store.maxKey;

@@ -197,12 +197,40 @@ final class TreeReader {
 
     /** @return the entry at a position in key order (0 the first), or null if there are not that many */
     Hit at(long index) {
+        return at(null, index);
+    }
+
+    /**
+     * @param from  a key, or null for the first
+     * @param index a position among the keys from {@code from} on (0 the first at or above it)
+     * @return the entry at that position, or null if there are not that many; both found in one
+     *         published tree
+     */
+    Hit at(byte[] from, long index) {
         byte[] buf = buffers.get();
         retry:
         while (true) {
             long root = roots.getAsLong();
             long ref = root;
             long rest = index;
+            for (int depth = 0; from != null && ref != 0; depth++) {
+                if (!read(root, ref, buf, depth)) {
+                    continue retry;
+                }
+                int number = SortedLayout.refPage(ref);
+                if (PageLayout.checkNode(buf, number, pageSize) == BRANCH) {
+                    int i = PageLayout.searchBranch(buf, number, from);
+                    for (int j = 0; j < i; j++) {
+                        rest += PageLayout.childCount(buf, number, j);
+                    }
+                    ref = PageLayout.childRef(buf, number, i);
+                    continue;
+                }
+                int found = PageLayout.searchLeaf(buf, number, from);
+                rest += found >= 0 ? found : -found - 1;
+                break;
+            }
+            ref = root;
             for (int depth = 0; ref != 0 && rest >= 0; depth++) {
                 if (!read(root, ref, buf, depth)) {
                     continue retry;

@@ -27,6 +27,10 @@ final class ClientSession {
      * it then creates the database itself, on the event loop, and answers the failure as an error.
      */
     boolean createInline;
+    /** When the blocking command this client runs gives up (epoch milliseconds; 0: none blocks, -1: for ever). */
+    long blockedUntil;
+    /** Whether EXEC runs this client's queue: a blocking command does not block then. */
+    boolean executing;
 
     /** Requests queued since MULTI, or null outside a transaction. */
     java.util.List<byte[][]> queued;

@@ -179,8 +179,7 @@ final class CollectionStore implements AutoCloseable {
 
     /** @return the {@code index}-th element key of collection {@code id} (0 the first), or null */
     byte[] elementAt(long id, long index) {
-        long base = tree.countBelow(CollectionLayout.elementsFrom(id));
-        Map.Entry<byte[], byte[]> e = tree.entryAt(base + index);
+        Map.Entry<byte[], byte[]> e = tree.entryAt(CollectionLayout.elementsFrom(id), index); // one read: the base cannot move
         return e == null || CollectionLayout.id(e.getKey()) != id || e.getKey()[CollectionLayout.ID_BYTES] != CollectionLayout.ELEMENT
                 ? null : e.getKey();
     }

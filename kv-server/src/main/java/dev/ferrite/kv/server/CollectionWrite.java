@@ -104,6 +104,9 @@ final class CollectionWrite {
             }
             if (op[0].changed) {
                 ks.emit(key, eventClass, event);
+                if (type == ValueLayout.LIST && !dropped[0]) {
+                    c.blocking.signal(s.db, key); // a list with elements: a client blocked on it may take one
+                }
             }
             if (dropped[0]) {
                 ks.emit(key, KeyspaceEvents.GENERIC, "del");

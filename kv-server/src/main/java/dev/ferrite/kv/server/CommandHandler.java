@@ -56,6 +56,9 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
      */
     private ArrayDeque<byte[][]> backlog;
     /** Commands waiting, in order, for a database being created off the event loop. */
+    /** A blocking request a write served while it waited, and its reply (this channel's loop only). */
+    private byte[][] servedFor;
+    private RedisMessage servedReply;
     private final DatabaseWait<byte[][]> waiting = new DatabaseWait<>();
     /**
      * First element, by identity, of the entry {@link #exceptionCaught} queues for a protocol error
@@ -248,10 +251,33 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
         }
         RedisMessage reply;
         try {
-            reply = CommandTable.execute(server, session, args);
+            if (servedFor == args) {
+                reply = servedReply; // a blocking command a write served while it waited
+                servedFor = null;
+                servedReply = null;
+            } else {
+                reply = CommandTable.execute(server, session, args);
+                server.blocking.serve(); // the clients blocked on lists this command gave elements
+            }
         } catch (DatabaseCreating wait) {
             server.stats.commands.decrement(); // counted again when it runs
-            waiting.begin(ctx, args, wait, failed -> resume(ctx, failed));
+            waiting.begin(ctx, args, wait.ready, failed -> resume(ctx, failed));
+            return;
+        } catch (Blocked blocked) {
+            server.blocking.serve();
+            ctx.channel().closeFuture().addListener(closed -> blocked.ready.complete(null)); // a closed client waits no more
+            waiting.begin(ctx, args, blocked.ready, failed -> {
+                if (!ctx.channel().isActive()) {
+                    waiting.clear(request -> { }); // gone: it must not take an element nobody reads
+                    return;
+                }
+                RedisMessage served = blocked.ready.getNow(null);
+                if (served != null) { // a write served it: its reply stands in for running it again
+                    servedFor = args;
+                    servedReply = served;
+                }
+                resume(ctx, false);
+            });
             return;
         } catch (FerriteException e) {
             server.stats.errorReplies.increment();

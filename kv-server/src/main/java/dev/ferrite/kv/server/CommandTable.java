@@ -89,7 +89,11 @@ final class CommandTable {
             Map.entry("smove", new Keys(1, 2, 1)), Map.entry("sinter", new Keys(1, -1, 1)),
             Map.entry("sunion", new Keys(1, -1, 1)), Map.entry("sdiff", new Keys(1, -1, 1)),
             Map.entry("sinterstore", new Keys(1, -1, 1)), Map.entry("sunionstore", new Keys(1, -1, 1)),
-            Map.entry("sdiffstore", new Keys(1, -1, 1)), Map.entry("sintercard", new Keys(2, -1, 1)));
+            Map.entry("sdiffstore", new Keys(1, -1, 1)), Map.entry("sintercard", new Keys(2, -1, 1)),
+            Map.entry("lmove", new Keys(1, 2, 1)), Map.entry("rpoplpush", new Keys(1, 2, 1)),
+            Map.entry("blpop", new Keys(1, -2, 1)), Map.entry("brpop", new Keys(1, -2, 1)),
+            Map.entry("blmove", new Keys(1, 2, 1)), Map.entry("brpoplpush", new Keys(1, 2, 1)),
+            Map.entry("lmpop", new Keys(2, -2, 1)), Map.entry("blmpop", new Keys(3, -2, 1)));
     /** Commands that may change databases other than the selected one (all are forced under fsync always). */
     private static final Set<String> OTHER_DATABASES = Set.of("flushall", "swapdb", "move", "copy");
 
@@ -98,7 +102,8 @@ final class CommandTable {
             "mset", "msetnx", "incr", "decr", "incrby", "decrby", "incrbyfloat", "append", "setrange", "del", "unlink",
             "rename", "renamenx", "expire", "pexpire", "expireat", "pexpireat", "persist", "flushdb", "setbit", "copy",
             "move", "swapdb", "hset", "hmset", "hsetnx", "hdel", "hincrby", "hincrbyfloat", "sadd", "srem", "spop",
-            "smove", "sinterstore", "sunionstore", "sdiffstore");
+            "smove", "sinterstore", "sunionstore", "sdiffstore", "lpush", "rpush", "lpushx", "rpushx", "lpop", "rpop",
+            "lset", "lrem", "ltrim", "linsert", "lmove", "rpoplpush", "blpop", "brpop", "blmove", "brpoplpush", "lmpop", "blmpop");
 
     /**
      * Commands that can leave an expiring entry where the expiry reaper's pass may not have looked:
@@ -115,7 +120,7 @@ final class CommandTable {
      * {@link UndoJournal}, so that a crash or a failure midway leaves none of their changes.
      */
     private static final Set<String> JOURNALED = Set.of("mset", "msetnx", "rename", "renamenx", "move", "del",
-            "unlink", "smove");
+            "unlink", "smove", "lmove", "rpoplpush", "blmove", "brpoplpush");
 
     /**
      * Runs a command's body through the gate: alone, and journaled, where its kind needs it. A key
@@ -186,7 +191,8 @@ final class CommandTable {
 
     /** Commands that change collections' elements (their bodies run through {@link CollectionWrite}). */
     static final Set<String> COLLECTION_WRITES = Set.of("hset", "hmset", "hsetnx", "hdel", "hincrby", "hincrbyfloat",
-            "sadd", "srem", "spop", "smove", "sinterstore", "sunionstore", "sdiffstore");
+            "sadd", "srem", "spop", "smove", "sinterstore", "sunionstore", "sdiffstore", "lpush", "rpush", "lpushx", "rpushx", "lpop", "rpop",
+            "lset", "lrem", "ltrim", "linsert", "lmove", "rpoplpush", "blpop", "brpop", "blmove", "brpoplpush", "lmpop", "blmpop");
 
     /**
      * @return the entries a request of this command may change: its keys in database {@code db},
@@ -248,6 +254,8 @@ final class CommandTable {
         HashCommands.register(r);
         MemoryCommand.register(r);
         SetCommands.register(r);
+        ListCommands.register(r);
+        BlockingCommands.register(r);
         COMMANDS = Collections.unmodifiableList(all);
         SLOTS = new Command[Integer.highestOneBit(all.size() * 4)];
         for (Command c : all) {

@@ -8,8 +8,8 @@ import java.util.function.Consumer;
 
 /**
  * The requests of one connection that wait, in order, for a database being created off the event
- * loop ({@link DatabaseCreating}): the first one, which wrote nothing, and every one decoded after
- * it. Reading from the connection stops meanwhile; the event loop's other connections go on being
+ * loop ({@link DatabaseCreating}) or for a list a blocking command waits on ({@link Blocked}): the
+ * first one, which wrote nothing, and every one decoded after it. Reading from the connection stops meanwhile; the event loop's other connections go on being
  * served. Used by one channel's handler on its event loop only: not thread-safe.
  *
  * @param <T> a request
@@ -29,14 +29,14 @@ final class DatabaseWait<T> {
     }
 
     /**
-     * Starts waiting with {@code first}, stops reading, and once the creation ends runs
+     * Starts waiting with {@code first}, stops reading, and once {@code ready} completes runs
      * {@code resume} on the channel's event loop with whether it failed.
      */
-    void begin(ChannelHandlerContext ctx, T first, DatabaseCreating wait, Consumer<Boolean> resume) {
+    void begin(ChannelHandlerContext ctx, T first, java.util.concurrent.CompletableFuture<?> ready, Consumer<Boolean> resume) {
         waiting = new ArrayDeque<>();
         waiting.add(first);
         ctx.channel().config().setAutoRead(false);
-        wait.ready.whenComplete((done, failure) -> {
+        ready.whenComplete((done, failure) -> {
             try {
                 ctx.executor().execute(() -> resume.accept(failure != null));
             } catch (RejectedExecutionException shuttingDown) {

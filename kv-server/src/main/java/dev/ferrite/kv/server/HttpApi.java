@@ -90,7 +90,7 @@ final class HttpApi extends SimpleChannelInboundHandler<FullHttpRequest> {
         try {
             response = route(request);
         } catch (DatabaseCreating wait) {
-            waiting.begin(ctx, request.retain(), wait, failed -> waiting.resume(ctx, failed,
+            waiting.begin(ctx, request.retain(), wait.ready, failed -> waiting.resume(ctx, failed,
                     inline -> createInline = inline, r -> runWaiting(ctx, r)));
             return;
         } catch (FerriteException e) {

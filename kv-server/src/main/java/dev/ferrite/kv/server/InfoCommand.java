@@ -84,6 +84,7 @@ final class InfoCommand {
             section(b, "Clients");
             line(b, "connected_clients", st.connectedClients.get());
             line(b, "maxclients", c.settings().getOrDefault("maxclients", ""));
+            line(b, "blocked_clients", c.blocking.blockedClients());
         }
         if (wants(wanted, "memory")) {
             long offHeap = 0;

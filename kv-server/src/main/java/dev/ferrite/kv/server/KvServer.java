@@ -61,6 +61,7 @@ public final class KvServer implements AutoCloseable {
     private final Databases databases;
     private final ExpiryReaper reaper;
     private final CollectionSweeper sweeper;
+    private final BlockingWaits blocking;
     private final PeriodicFsync periodicFsync;
     private final Transport transport;
     private final EventLoopGroup boss;
@@ -102,6 +103,7 @@ public final class KvServer implements AutoCloseable {
         };
         reaper = new ExpiryReaper(server);
         sweeper = new CollectionSweeper(server);
+        blocking = server.blocking;
         periodicFsync = b.fsync == FsyncPolicy.EVERYSEC ? new PeriodicFsync(databases, b.lowPriorityFsync) : null;
         transport = Transport.pick();
         boss = transport.group("ferrite-kv-accept", 1, 0);
@@ -132,6 +134,7 @@ public final class KvServer implements AutoCloseable {
             shutdownGroups();
             reaper.close();
             sweeper.close();
+            blocking.close();
             if (periodicFsync != null) {
                 periodicFsync.close();
             }
@@ -246,6 +249,7 @@ public final class KvServer implements AutoCloseable {
         shutdownGroups();
         reaper.close();
         sweeper.close();
+        blocking.close();
         if (periodicFsync != null) {
             periodicFsync.close();
         }

@@ -25,6 +25,8 @@ final class ServerContext {
     final PubSub pubsub = new PubSub();
     /** Keyspace notifications, published through {@link #pubsub}; off until CONFIG SET enables them. */
     final KeyspaceEvents events = new KeyspaceEvents(pubsub);
+    /** The clients blocked on lists. */
+    final BlockingWaits blocking = new BlockingWaits();
     /** Milliseconds since the epoch when the server started. */
     final long startMillis = System.currentTimeMillis();
     /** When written data is forced to disk. */

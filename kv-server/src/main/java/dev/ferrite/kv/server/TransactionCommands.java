@@ -134,6 +134,7 @@ final class TransactionCommands {
         int selected = s.db;
         RedisMessage reply;
         try {
+            s.executing = true;
             reply = CommandTable.journaled(c, entries, collections, () -> {
                 List<RedisMessage> replies = new ArrayList<>(queue.size());
                 for (byte[][] request : queue) {
@@ -150,6 +151,8 @@ final class TransactionCommands {
             s.queued = queue; // undone: a database being made, say; EXEC runs again later
             s.db = selected;
             throw e;
+        } finally {
+            s.executing = false;
         }
         end(s);
         return reply;

@@ -589,12 +589,31 @@ class RedisDifferentialTest {
             add(() -> concat(concat(of("SINTERCARD", pick(new String[] {"1", "2", "0", "5", "abc"})), keys(2)),
                     pick(new String[][] {{}, {"LIMIT", "1"}, {"LIMIT", "-1"}, {"FOO"}})));
             add(() -> concat(of("SSCAN*", key()), pick(new String[][] {{}, {"MATCH", "m*"}, {"COUNT", "1"}, {"FOO", "bar"}})));
+            // lists: every command is deterministic, so every reply is compared as it is
+            add(() -> concat(of(pick(new String[] {"LPUSH", "RPUSH", "LPUSHX", "RPUSHX"}), key()), members()));
+            add(() -> concat(of(pick(new String[] {"LPUSH", "RPUSH"}), key()), members()));
+            add(() -> concat(of(pick(new String[] {"LPOP", "RPOP"}), key()), pick(new String[][] {{}, {}, {"2"}, {"0"},
+                    {"-1"}, {"abc"}, {"1", "2"}})));
+            add(() -> of("LLEN", key()));
+            add(() -> of("LRANGE", key(), pick(LIST_INDEXES), pick(LIST_INDEXES)));
+            add(() -> of("LINDEX", key(), pick(LIST_INDEXES)));
+            add(() -> of("LSET", key(), pick(LIST_INDEXES), member()));
+            add(() -> of("LREM", key(), pick(new String[] {"0", "1", "-1", "2", "-2", "abc"}), member()));
+            add(() -> of("LTRIM", key(), pick(LIST_INDEXES), pick(LIST_INDEXES)));
+            add(() -> of("LINSERT", key(), pick(new String[] {"BEFORE", "AFTER", "after", "FOO"}), member(), member()));
+            add(() -> concat(of("LPOS", key(), member()), pick(new String[][] {{}, {"RANK", "2"}, {"RANK", "-1"},
+                    {"RANK", "0"}, {"COUNT", "0"}, {"COUNT", "2", "RANK", "-2"}, {"MAXLEN", "3"}, {"COUNT", "-1"},
+                    {"FOO", "1"}, {"RANK"}})));
+            add(() -> of("LMOVE", key(), key(), pick(new String[] {"LEFT", "RIGHT", "left", "UP"}),
+                    pick(new String[] {"LEFT", "RIGHT", "right"})));
+            add(() -> of("RPOPLPUSH", key(), key()));
             add(() -> concat(of("COPY", key(), key()), pick(new String[][] {{}, {"REPLACE"}, {"DB", "1"}})));
             add(() -> of("MOVE", key(), pick(DATABASES)));
         }
 
         private static final String[] FIELDS = {"f1", "f2", "f3", "", "x y", "f1"};
         private static final String[] MEMBERS = {"m1", "m2", "1", "2", "-3", "007", ""};
+        private static final String[] LIST_INDEXES = {"0", "1", "-1", "2", "-2", "5", "-100", "100", "abc"};
 
         private String member() {
             return pick(MEMBERS);
