@@ -66,6 +66,10 @@ class SortedMapModelTest {
                         int i = model.isEmpty() ? 0 : r.nextInt(model.size() + 1);
                         Map.Entry<String, String> e = map.entryAt(i);
                         assertEquals(i == model.size() ? null : new ArrayList<>(model.keySet()).get(i), e == null ? null : e.getKey());
+                        List<String> from = new ArrayList<>(model.tailMap(k, true).keySet());
+                        int j = from.isEmpty() ? 0 : r.nextInt(from.size() + 1);
+                        Map.Entry<String, String> f = map.entryAt(k, j);
+                        assertEquals(j == from.size() ? null : from.get(j), f == null ? null : f.getKey(), "entry " + j + " from " + k);
                     }
                     case 10 -> {
                         String k2 = key(r, keySpace);
