@@ -137,11 +137,20 @@ final class HashCommands {
     }
 
     private static RedisMessage del(ServerContext c, ClientSession s, byte[][] a) {
+        return removeMembers(c, s, a, ValueLayout.HASH, KeyspaceEvents.HASH, "hdel");
+    }
+
+    /**
+     * HDEL and SREM: removes the members named from the third argument on.
+     *
+     * @return how many were there
+     */
+    static RedisMessage removeMembers(ServerContext c, ClientSession s, byte[][] a, byte type, int eventClass, String event) {
         CollectionStore store = c.databases.collections();
-        long removed = CollectionWrite.run(c, s, a[1], ValueLayout.HASH, false, KeyspaceEvents.HASH, "hdel", op -> {
+        long removed = CollectionWrite.run(c, s, a[1], type, false, eventClass, event, op -> {
             long n = 0;
             for (int i = 2; i < a.length; i++) {
-                if (c.databases.collections().tooLong(a[i]) == null && store.remove(op.id, a[i]) != null) {
+                if (store.tooLong(a[i]) == null && store.remove(op.id, a[i]) != null) {
                     n++;
                 }
             }

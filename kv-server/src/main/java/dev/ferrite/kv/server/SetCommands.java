@@ -25,7 +25,7 @@ final class SetCommands {
 
     static void register(CommandTable.Registry r) {
         r.add("sadd", -3, SetCommands::add);
-        r.add("srem", -3, SetCommands::remove);
+        r.add("srem", -3, (c, s, a) -> HashCommands.removeMembers(c, s, a, ValueLayout.SET, KeyspaceEvents.SET, "srem"));
         r.add("sismember", 3, (c, s, a) -> {
             long id = id(c, s, a[1]);
             return id != 0 && c.databases.collections().get(id, a[2]) != null ? Replies.ONE : Replies.ZERO;
@@ -96,21 +96,6 @@ final class SetCommands {
             return n;
         }, () -> 0L);
         return Replies.integer(added);
-    }
-
-    private static RedisMessage remove(ServerContext c, ClientSession s, byte[][] a) {
-        CollectionStore store = c.databases.collections();
-        long removed = CollectionWrite.run(c, s, a[1], ValueLayout.SET, false, KeyspaceEvents.SET, "srem", op -> {
-            long n = 0;
-            for (int i = 2; i < a.length; i++) {
-                if (store.tooLong(a[i]) == null && store.remove(op.id, a[i]) != null) {
-                    n++;
-                }
-            }
-            op.changed = n > 0;
-            return n;
-        }, () -> 0L);
-        return Replies.integer(removed);
     }
 
     /** SPOP key [count]: random members removed. */
