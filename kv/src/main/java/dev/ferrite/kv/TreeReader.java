@@ -170,29 +170,38 @@ final class TreeReader {
      */
     long countBelow(byte[] key, boolean inclusive) {
         byte[] buf = buffers.get();
-        retry:
         while (true) {
-            long root = roots.getAsLong();
-            long ref = root;
-            long below = 0;
-            for (int depth = 0; ref != 0; depth++) {
-                if (!read(root, ref, buf, depth)) {
-                    continue retry;
-                }
-                int number = SortedLayout.refPage(ref);
-                if (PageLayout.checkNode(buf, number, pageSize) == BRANCH) {
-                    int i = PageLayout.searchBranch(buf, number, key);
-                    for (int j = 0; j < i; j++) {
-                        below += PageLayout.childCount(buf, number, j);
-                    }
-                    ref = PageLayout.childRef(buf, number, i);
-                    continue;
-                }
-                int found = PageLayout.searchLeaf(buf, number, key);
-                return below + (found >= 0 ? found + (inclusive ? 1 : 0) : -found - 1);
+            long below = rank(roots.getAsLong(), key, inclusive, buf);
+            if (below >= 0) {
+                return below;
             }
-            return 0;
         }
+    }
+
+    /**
+     * @return the entries of the tree at {@code root} whose keys are below {@code key} (or at most
+     *         it), or -1 if the tree moved on meanwhile (start over)
+     */
+    private long rank(long root, byte[] key, boolean inclusive, byte[] buf) {
+        long ref = root;
+        long below = 0;
+        for (int depth = 0; ref != 0; depth++) {
+            if (!read(root, ref, buf, depth)) {
+                return -1;
+            }
+            int number = SortedLayout.refPage(ref);
+            if (PageLayout.checkNode(buf, number, pageSize) == BRANCH) {
+                int i = PageLayout.searchBranch(buf, number, key);
+                for (int j = 0; j < i; j++) {
+                    below += PageLayout.childCount(buf, number, j);
+                }
+                ref = PageLayout.childRef(buf, number, i);
+                continue;
+            }
+            int found = PageLayout.searchLeaf(buf, number, key);
+            return below + (found >= 0 ? found + (inclusive ? 1 : 0) : -found - 1);
+        }
+        return 0;
     }
 
     /** @return the entry at a position in key order (0 the first), or null if there are not that many */
@@ -211,26 +220,12 @@ final class TreeReader {
         retry:
         while (true) {
             long root = roots.getAsLong();
-            long ref = root;
-            long rest = index;
-            for (int depth = 0; from != null && ref != 0; depth++) {
-                if (!read(root, ref, buf, depth)) {
-                    continue retry;
-                }
-                int number = SortedLayout.refPage(ref);
-                if (PageLayout.checkNode(buf, number, pageSize) == BRANCH) {
-                    int i = PageLayout.searchBranch(buf, number, from);
-                    for (int j = 0; j < i; j++) {
-                        rest += PageLayout.childCount(buf, number, j);
-                    }
-                    ref = PageLayout.childRef(buf, number, i);
-                    continue;
-                }
-                int found = PageLayout.searchLeaf(buf, number, from);
-                rest += found >= 0 ? found : -found - 1;
-                break;
+            long base = from == null ? 0 : rank(root, from, false, buf);
+            if (base < 0) {
+                continue;
             }
-            ref = root;
+            long ref = root;
+            long rest = base + index;
             for (int depth = 0; ref != 0 && rest >= 0; depth++) {
                 if (!read(root, ref, buf, depth)) {
                     continue retry;

@@ -82,9 +82,7 @@ final class CollectionSweeper implements AutoCloseable {
         try {
             orphan = store.orphan(id, owner -> {
                 var map = server.databases.byFileName(owner.database());
-                byte[] stored = map == null ? null : map.get(owner.key());
-                return stored != null && stored.length >= ValueLayout.COLLECTION_LENGTH && ValueLayout.isCollection(stored)
-                        ? ValueLayout.id(stored) : 0;
+                return ValueLayout.collectionId(map == null ? null : map.get(owner.key()));
             });
         } finally {
             server.gate.exit(lane);

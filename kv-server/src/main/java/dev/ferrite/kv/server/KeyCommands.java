@@ -413,9 +413,10 @@ final class KeyCommands {
     }
 
     /** @return a value a write replaced; a collection's elements go soon ({@link CollectionStore#hint}) */
-    private static byte[] replaced(ServerContext c, byte[] old) {
-        if (old != null && old.length >= ValueLayout.COLLECTION_LENGTH && ValueLayout.isCollection(old)) {
-            c.databases.collections().hint(ValueLayout.id(old));
+    static byte[] replaced(ServerContext c, byte[] old) {
+        long collection = ValueLayout.collectionId(old);
+        if (collection != 0) {
+            c.databases.collections().hint(collection);
         }
         return old;
     }

@@ -384,8 +384,9 @@ final class Keyspace {
         if (removed == null) {
             return null;
         }
-        if (removed.length >= ValueLayout.COLLECTION_LENGTH && ValueLayout.isCollection(removed)) {
-            databases.collections().hint(ValueLayout.id(removed)); // its elements go soon
+        long collection = ValueLayout.collectionId(removed);
+        if (collection != 0) {
+            databases.collections().hint(collection); // its elements go soon
         }
         if (removed.length >= ValueLayout.DATA && ValueLayout.expired(removed, System.currentTimeMillis())) {
             stats.expiredKeys.increment();

@@ -279,10 +279,7 @@ final class SetCommands {
             }
             return made;
         });
-        byte[] old = ks.writable().put(key, ValueLayout.collection(type, id));
-        if (old != null && old.length >= ValueLayout.COLLECTION_LENGTH && ValueLayout.isCollection(old)) {
-            store.hint(ValueLayout.id(old));
-        }
+        byte[] old = KeyCommands.replaced(c, ks.writable().put(key, ValueLayout.collection(type, id)));
         ks.found(key, old, System.currentTimeMillis());
         if (Keyspace.liveAt(old, System.currentTimeMillis()) == null) {
             ks.emit(key, KeyspaceEvents.NEW, "new");

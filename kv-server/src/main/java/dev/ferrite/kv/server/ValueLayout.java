@@ -77,6 +77,11 @@ final class ValueLayout {
         return id;
     }
 
+    /** @return the id of the collection a stored value names, or 0 if it is null or not a collection's */
+    static long collectionId(byte[] stored) {
+        return stored != null && type(stored) != 0 ? id(stored) : 0;
+    }
+
     /** @return Redis's TYPE name of a stored value */
     static String typeName(byte[] stored) {
         return switch (type(stored)) {
