@@ -264,12 +264,7 @@ abstract class SortedView<K, V> extends AbstractMap<K, V> implements ConcurrentN
 
     /** @return entries in this view, as a long */
     public long longSize() {
-        if (lo == null && hi == null) {
-            return reader().size();
-        }
-        long upper = hi == null ? reader().size() : reader().countBelow(hi, hiInclusive);
-        long lower = lo == null ? 0 : reader().countBelow(lo, !loInclusive);
-        return Math.max(0, upper - lower);
+        return reader().countBetween(lo, loInclusive, hi, hiInclusive);
     }
 
     @Override

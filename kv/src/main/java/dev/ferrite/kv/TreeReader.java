@@ -266,24 +266,51 @@ final class TreeReader {
     long size() {
         byte[] buf = buffers.get();
         while (true) {
-            long ref = roots.getAsLong();
-            if (ref == 0) {
-                return 0;
+            long size = total(roots.getAsLong(), buf);
+            if (size >= 0) {
+                return size;
             }
-            if (!read(ref, ref, buf, 0)) {
-                continue;
-            }
-            int number = SortedLayout.refPage(ref);
-            int count = PageLayout.getU16(buf, COUNT);
-            if (PageLayout.checkNode(buf, number, pageSize) != BRANCH) {
-                return count;
-            }
-            long sum = 0;
-            for (int i = 0; i < count; i++) {
-                sum += PageLayout.childCount(buf, number, i);
-            }
-            return sum;
         }
+    }
+
+    /**
+     * @param lo          the lower bound, or null for none
+     * @param loInclusive whether an entry at {@code lo} counts
+     * @param hi          the upper bound, or null for none
+     * @param hiInclusive whether an entry at {@code hi} counts
+     * @return the entries between the bounds, both ranks found in one published tree (a change
+     *         elsewhere in the tree between two reads cannot skew the difference)
+     */
+    long countBetween(byte[] lo, boolean loInclusive, byte[] hi, boolean hiInclusive) {
+        byte[] buf = buffers.get();
+        while (true) {
+            long root = roots.getAsLong();
+            long upper = hi == null ? total(root, buf) : rank(root, hi, hiInclusive, buf);
+            long lower = lo == null || upper < 0 ? 0 : rank(root, lo, !loInclusive, buf);
+            if (upper >= 0 && lower >= 0) {
+                return Math.max(0, upper - lower);
+            }
+        }
+    }
+
+    /** @return the entries of the tree at {@code root}, or -1 if the tree moved on meanwhile (start over) */
+    private long total(long root, byte[] buf) {
+        if (root == 0) {
+            return 0;
+        }
+        if (!read(root, root, buf, 0)) {
+            return -1;
+        }
+        int number = SortedLayout.refPage(root);
+        int count = PageLayout.getU16(buf, COUNT);
+        if (PageLayout.checkNode(buf, number, pageSize) != BRANCH) {
+            return count;
+        }
+        long sum = 0;
+        for (int i = 0; i < count; i++) {
+            sum += PageLayout.childCount(buf, number, i);
+        }
+        return sum;
     }
 
     /**

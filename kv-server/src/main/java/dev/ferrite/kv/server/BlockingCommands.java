@@ -8,10 +8,11 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The blocking list commands: BLPOP BRPOP (key [key ...] timeout), BLMPOP (and its non-blocking
+ * The blocking commands: BLPOP BRPOP (key [key ...] timeout), BLMPOP (and its non-blocking
  * LMPOP), BLMOVE (source destination LEFT|RIGHT LEFT|RIGHT timeout) and BRPOPLPUSH (source
- * destination timeout), with Redis's replies and errors. One that finds an element answers at once, as its non-blocking kin; one that finds
- * none waits ({@link Blocked}, {@link BlockingWaits}) until a write gives one of its lists an
+ * destination timeout) of lists; BZPOPMIN BZPOPMAX and BZMPOP (and ZMPOP) of sorted sets; with
+ * Redis's replies and errors. One that finds an element answers at once, as its non-blocking kin; one that finds
+ * none waits ({@link Blocked}, {@link BlockingWaits}) until a write gives one of its keys an
  * element or its timeout (seconds, fractions allowed, 0 for ever) passes, then answers nil. Inside
  * EXEC it does not wait. Stateless.
  */
@@ -27,8 +28,12 @@ final class BlockingCommands {
     static void register(CommandTable.Registry r) {
         r.add("blpop", -3, (c, s, a) -> pop(c, s, a, true));
         r.add("brpop", -3, (c, s, a) -> pop(c, s, a, false));
-        r.add("lmpop", -4, (c, s, a) -> mpop(c, s, a, 1, -1));
-        r.add("blmpop", -5, (c, s, a) -> mpop(c, s, a, 2, timeout(a[1])));
+        r.add("lmpop", -4, (c, s, a) -> mpop(c, s, a, 1, -1, ValueLayout.LIST));
+        r.add("blmpop", -5, (c, s, a) -> mpop(c, s, a, 2, timeout(a[1]), ValueLayout.LIST));
+        r.add("zmpop", -4, (c, s, a) -> mpop(c, s, a, 1, -1, ValueLayout.ZSET));
+        r.add("bzmpop", -5, (c, s, a) -> mpop(c, s, a, 2, timeout(a[1]), ValueLayout.ZSET));
+        r.add("bzpopmin", -3, (c, s, a) -> zpop(c, s, a, false));
+        r.add("bzpopmax", -3, (c, s, a) -> zpop(c, s, a, true));
         r.add("blmove", 6, (c, s, a) -> move(c, s, a, Arrays.copyOfRange(a, 0, 5), a[5]));
         r.add("brpoplpush", 4, (c, s, a) -> move(c, s, a, new byte[][] {a[0], a[1], a[2],
                 "right".getBytes(java.nio.charset.StandardCharsets.US_ASCII),
@@ -81,7 +86,7 @@ final class BlockingCommands {
         Keyspace ks = c.keyspace(s);
         for (int i = 1; i < a.length - 1; i++) {
             byte[] key = a[i];
-            if (!isList(ks, s, key)) {
+            if (!holds(ks, s, key, ValueLayout.LIST)) {
                 continue;
             }
             byte[] value = CollectionWrite.run(c, s, key, ValueLayout.LIST, false, KeyspaceEvents.LIST,
@@ -100,12 +105,14 @@ final class BlockingCommands {
 
     /**
      * LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count] and BLMPOP timeout numkeys ...: up to
-     * count elements from one end of the first non-empty list, as [key, [elements]].
+     * count elements from one end of the first non-empty list, as [key, [elements]]; ZMPOP and
+     * BZMPOP (MIN|MAX) the same of sorted sets, as [key, [[member, score] ...]].
      *
-     * @param at where numkeys is
-     * @param ms the timeout (-1 for LMPOP: no waiting; else as {@link #timeout})
+     * @param at   where numkeys is
+     * @param ms   the timeout (-1 for LMPOP and ZMPOP: no waiting; else as {@link #timeout})
+     * @param type the type it pops from: LIST or ZSET
      */
-    private static RedisMessage mpop(ServerContext c, ClientSession s, byte[][] a, int at, long ms) {
+    private static RedisMessage mpop(ServerContext c, ClientSession s, byte[][] a, int at, long ms, byte type) {
         if (ms != -1 || at == 2) {
             RedisMessage e = timeoutError(ms);
             if (e != null) {
@@ -122,7 +129,8 @@ final class BlockingCommands {
         int firstKey = at + 1;
         int whereAt = firstKey + (int) (long) n;
         String where = Args.lower(a[whereAt]);
-        if (!where.equals("left") && !where.equals("right")) {
+        String front = type == ValueLayout.LIST ? "left" : "min";
+        if (!where.equals(front) && !where.equals(type == ValueLayout.LIST ? "right" : "max")) {
             return Replies.SYNTAX;
         }
         long count = 1;
@@ -136,24 +144,35 @@ final class BlockingCommands {
             }
             count = cnt;
         }
-        boolean left = where.equals("left");
+        boolean left = where.equals(front);
         long most = count;
-        RedisMessage taken = takeMany(c, s, a, firstKey, whereAt, left, most);
+        byte[][] keys = Arrays.copyOfRange(a, firstKey, whereAt);
+        RedisMessage taken = takeMany(c, s, keys, left, most, type);
         if (taken != null || at == 1) {
             return taken != null ? taken : ArrayRedisMessage.NULL_INSTANCE;
         }
-        return block(c, s, Arrays.copyOfRange(a, firstKey, whereAt), ms, ArrayRedisMessage.NULL_INSTANCE,
-                () -> laned(c, () -> takeMany(c, s, a, firstKey, whereAt, left, most)));
+        return block(c, s, keys, ms, ArrayRedisMessage.NULL_INSTANCE,
+                () -> laned(c, () -> takeMany(c, s, keys, left, most, type)));
     }
 
-    /** @return LMPOP's reply if one of its lists has elements (up to {@code most} taken), else null */
-    private static RedisMessage takeMany(ServerContext c, ClientSession s, byte[][] a, int firstKey, int whereAt,
-                                         boolean left, long most) {
+    /**
+     * @param left for a sorted set: take the lowest scores
+     * @return LMPOP's or ZMPOP's reply if one of the keys holds elements (up to {@code most}
+     *         taken), else null
+     */
+    private static RedisMessage takeMany(ServerContext c, ClientSession s, byte[][] keys, boolean left, long most, byte type) {
         CollectionStore store = c.databases.collections();
         Keyspace ks = c.keyspace(s);
-        for (int i = firstKey; i < whereAt; i++) {
-            byte[] key = a[i];
-            if (!isList(ks, s, key)) {
+        for (byte[] key : keys) {
+            if (!holds(ks, s, key, type)) {
+                continue;
+            }
+            if (type == ValueLayout.ZSET) {
+                RedisMessage popped = SortedSetCommands.popFrom(c, s, key, most, !left);
+                if (popped != null) {
+                    s.blockedUntil = 0;
+                    return popped;
+                }
                 continue;
             }
             List<RedisMessage> values = CollectionWrite.run(c, s, key, ValueLayout.LIST, false, KeyspaceEvents.LIST,
@@ -172,6 +191,38 @@ final class BlockingCommands {
             if (!values.isEmpty()) {
                 s.blockedUntil = 0;
                 return Replies.array(List.of(Replies.bulk(key), Replies.array(values)));
+            }
+        }
+        return null;
+    }
+
+    /** BZPOPMIN and BZPOPMAX key [key ...] timeout: [key, member, score] from the first sorted set with members. */
+    private static RedisMessage zpop(ServerContext c, ClientSession s, byte[][] a, boolean highest) {
+        long ms = timeout(a[a.length - 1]);
+        RedisMessage e = timeoutError(ms);
+        if (e != null) {
+            return e;
+        }
+        byte[][] keys = Arrays.copyOfRange(a, 1, a.length - 1);
+        RedisMessage taken = zpopOne(c, s, keys, highest);
+        return taken != null ? taken : block(c, s, keys, ms, ArrayRedisMessage.NULL_INSTANCE,
+                () -> laned(c, () -> zpopOne(c, s, keys, highest)));
+    }
+
+    private static RedisMessage zpopOne(ServerContext c, ClientSession s, byte[][] keys, boolean highest) {
+        for (byte[] key : keys) {
+            if (holds(c.keyspace(s), s, key, ValueLayout.ZSET)) {
+                List<byte[]> one = CollectionWrite.run(c, s, key, ValueLayout.ZSET, false, KeyspaceEvents.ZSET,
+                        highest ? "zpopmax" : "zpopmin", op -> {
+                            List<byte[]> t = SortedSetStore.pop(c.databases.collections(), op.id, 1, highest);
+                            op.changed = !t.isEmpty();
+                            return t;
+                        }, List::of);
+                if (!one.isEmpty()) {
+                    s.blockedUntil = 0;
+                    return Replies.array(List.of(Replies.bulk(key), Replies.bulk(CollectionLayout.scoreMember(one.get(0))),
+                            Replies.bulk(Scores.format(CollectionLayout.scoreOf(one.get(0))))));
+                }
             }
         }
         return null;
@@ -208,7 +259,7 @@ final class BlockingCommands {
      */
     private static RedisMessage moveOne(ServerContext c, ClientSession s, byte[][] a, byte[][] lmove) {
         Keyspace ks = c.keyspace(s);
-        if (!isList(ks, s, a[1])) {
+        if (!holds(ks, s, a[1], ValueLayout.LIST)) {
             return null;
         }
         s.blockedUntil = 0; // served, or WRONGTYPE for a destination of another type: the wait ends
@@ -231,13 +282,13 @@ final class BlockingCommands {
     }
 
     /**
-     * @return whether {@code key} holds a list; a key of another type is WRONGTYPE when the command
-     *         first runs, and is passed over while it waits (Redis serves a blocked client only
-     *         from a list)
+     * @return whether {@code key} holds a collection of that type; a key of another type is
+     *         WRONGTYPE when the command first runs, and is passed over while it waits (Redis
+     *         serves a blocked client only from its type)
      */
-    private static boolean isList(Keyspace ks, ClientSession s, byte[] key) {
+    private static boolean holds(Keyspace ks, ClientSession s, byte[] key, byte type) {
         try {
-            return ks.collection(key, ValueLayout.LIST) != null;
+            return ks.collection(key, type) != null;
         } catch (WrongType e) {
             if (s.blockedUntil == 0) {
                 throw e;

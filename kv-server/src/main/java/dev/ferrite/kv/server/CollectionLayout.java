@@ -14,7 +14,11 @@ import java.util.List;
  *   [id][0]                 header: the owners, each [name length u8][database file name, ASCII]
  *                           [key length u32 BE][key]: the keys whose stored value names this id
  *   [id][1][member]         an element: a hash's field (value: the field's value), a set's member
- *                           (value: empty)
+ *                           (value: empty), a list's position (value: the element), a sorted
+ *                           set's member (value: its score, IEEE 754 binary64 bits, u64 BE)
+ *   [id][2][order][member]  a sorted set's member by score: {@code order} is the score as a u64
+ *                           BE whose unsigned order is the scores' order ({@link #order}); value
+ *                           empty
  *   [0 x 8][0]              the next id to give (u64 BE); ids start at 1
  *   [0 x 8][1][record u64]  a journaled command finished (value: empty): its undo-journal
  *                           record is not undone at the next start
@@ -28,6 +32,10 @@ final class CollectionLayout {
     static final byte HEADER = 0;
     /** The kind byte of a collection's elements. */
     static final byte ELEMENT = 1;
+    /** The kind byte of a sorted set's members by score. */
+    static final byte SCORE = 2;
+    /** Bytes of a score's order in a {@link #SCORE} key. */
+    static final int ORDER_BYTES = 8;
     /** Bytes before an element's member: id and kind. */
     static final int PREFIX = ID_BYTES + 1;
     /** The key of the next id to give. */
@@ -88,6 +96,85 @@ final class CollectionLayout {
         byte[] k = new byte[ID_BYTES];
         putId(k, id);
         return k;
+    }
+
+    /** @return the lowest key of collection {@code id}'s members by score (inclusive) */
+    static byte[] scoresFrom(long id) {
+        return key(id, SCORE, new byte[0]);
+    }
+
+    /** @return the key above collection {@code id}'s members by score (exclusive) */
+    static byte[] scoresTo(long id) {
+        return key(id, (byte) (SCORE + 1), new byte[0]);
+    }
+
+    /**
+     * @return the lowest key of the members by score of collection {@code id} whose score's order
+     *         is at least {@code order}
+     */
+    static byte[] scoreFrom(long id, long order) {
+        byte[] k = new byte[PREFIX + ORDER_BYTES];
+        putId(k, id);
+        k[ID_BYTES] = SCORE;
+        putLong(k, PREFIX, order);
+        return k;
+    }
+
+    /** @return the key of a sorted set's member by score */
+    static byte[] scoreKey(long id, double score, byte[] member) {
+        byte[] k = new byte[PREFIX + ORDER_BYTES + member.length];
+        putId(k, id);
+        k[ID_BYTES] = SCORE;
+        putLong(k, PREFIX, order(score));
+        System.arraycopy(member, 0, k, PREFIX + ORDER_BYTES, member.length);
+        return k;
+    }
+
+    /** @return the member of a key made by {@link #scoreKey} */
+    static byte[] scoreMember(byte[] key) {
+        return Arrays.copyOfRange(key, PREFIX + ORDER_BYTES, key.length);
+    }
+
+    /** @return the score of a key made by {@link #scoreKey} (-0 reads as 0) */
+    static double scoreOf(byte[] key) {
+        long order = 0;
+        for (int i = 0; i < ORDER_BYTES; i++) {
+            order = order << 8 | (key[PREFIX + i] & 0xFF);
+        }
+        long bits = order < 0 ? order ^ Long.MIN_VALUE : ~order;
+        return Double.longBitsToDouble(bits);
+    }
+
+    /**
+     * @param score a score, not NaN
+     * @return a number whose unsigned order is the scores' numeric order: the bits with the sign
+     *         flipped for a positive score, all bits flipped for a negative one; -0 is 0
+     */
+    static long order(double score) {
+        long bits = Double.doubleToLongBits(score == 0 ? 0.0 : score);
+        return bits < 0 ? ~bits : bits ^ Long.MIN_VALUE;
+    }
+
+    /** @return a sorted set element's value: the score's bits */
+    static byte[] scoreValue(double score) {
+        byte[] v = new byte[8];
+        putLong(v, 0, Double.doubleToRawLongBits(score));
+        return v;
+    }
+
+    /** @return the score a sorted set element's value holds */
+    static double scoreValueOf(byte[] value) {
+        long bits = 0;
+        for (int i = 0; i < 8; i++) {
+            bits = bits << 8 | (value[i] & 0xFF);
+        }
+        return Double.longBitsToDouble(bits);
+    }
+
+    private static void putLong(byte[] b, int at, long v) {
+        for (int i = 0; i < 8; i++) {
+            b[at + i] = (byte) (v >>> (56 - 8 * i));
+        }
     }
 
     /** @return the member of an element key */

@@ -10,10 +10,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.UnaryOperator;
 
 /**
  * Walks of one collection's elements: HSCAN, SSCAN and ZSCAN ({@code key cursor [MATCH pattern]
- * [COUNT count]}), and random picks (HRANDFIELD, SRANDMEMBER, SPOP). A scan's cursor is the rank
+ * [COUNT count]}, and HSCAN's {@code NOVALUES}, ZSCAN's {@code NOSCORES}), and random picks (HRANDFIELD, SRANDMEMBER, SPOP). A scan's cursor is the rank
  * of the element it goes on from, in the elements' order; a collection small enough for Redis's
  * compact encodings (at most 128 elements) is answered whole with cursor 0, as Redis does. A rank
  * cursor returns every element present for the whole scan as long as no element before the cursor
@@ -31,9 +32,10 @@ final class CollectionScan {
 
     /**
      * @param type       the collection type the command works on
-     * @param withValues whether each member is followed by its value (HSCAN, ZSCAN)
+     * @param values     what follows each member: its value as a reply gives it (HSCAN, ZSCAN), or
+     *                   null for nothing (SSCAN)
      */
-    static RedisMessage scan(ServerContext c, ClientSession s, byte[][] a, byte type, boolean withValues) {
+    static RedisMessage scan(ServerContext c, ClientSession s, byte[][] a, byte type, UnaryOperator<byte[]> values) {
         long cursor;
         try {
             cursor = Long.parseUnsignedLong(new String(a[2], StandardCharsets.ISO_8859_1));
@@ -48,6 +50,10 @@ final class CollectionScan {
         long count = DEFAULT_COUNT;
         for (int i = 3; i < a.length; i++) {
             String opt = Args.lower(a[i]);
+            if (opt.equals("novalues") && type == ValueLayout.HASH || opt.equals("noscores") && type == ValueLayout.ZSET) {
+                values = null;
+                continue;
+            }
             if (i + 1 >= a.length) {
                 return Replies.SYNTAX;
             }
@@ -88,8 +94,8 @@ final class CollectionScan {
                 byte[] member = CollectionLayout.member(e.getKey());
                 if (pattern == null || Glob.matches(pattern, member)) {
                     out.add(Replies.bulk(member));
-                    if (withValues) {
-                        out.add(Replies.bulk(e.getValue()));
+                    if (values != null) {
+                        out.add(Replies.bulk(values.apply(e.getValue())));
                     }
                 }
             }

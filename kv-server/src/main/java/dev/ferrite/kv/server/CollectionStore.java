@@ -167,6 +167,16 @@ final class CollectionStore implements AutoCloseable {
         return tree.remove(CollectionLayout.element(id, member));
     }
 
+    /** Sets an entry of the store by its whole key ({@link CollectionLayout}); inside {@link #change}. */
+    void putKey(byte[] key, byte[] value) {
+        tree.put(key, value);
+    }
+
+    /** Removes an entry of the store by its whole key; inside {@link #change}. */
+    void removeKey(byte[] key) {
+        tree.remove(key);
+    }
+
     /** @return the elements of collection {@code id}, keys with their prefix ({@link CollectionLayout#member}), in order */
     NavigableMap<byte[], byte[]> elements(long id) {
         return tree.subMap(CollectionLayout.elementsFrom(id), true, CollectionLayout.elementsTo(id), false);
@@ -175,6 +185,23 @@ final class CollectionStore implements AutoCloseable {
     /** @return the number of elements of collection {@code id}, in O(log n) */
     long size(long id) {
         return elements(id).size();
+    }
+
+    /** @return a sorted set's members by score ({@link CollectionLayout#scoreKey}), in order */
+    NavigableMap<byte[], byte[]> scores(long id) {
+        return tree.subMap(CollectionLayout.scoresFrom(id), true, CollectionLayout.scoresTo(id), false);
+    }
+
+    /** @return how many of a sorted set's members by score are below {@code key}, in one read */
+    long scoresBelow(long id, byte[] key) {
+        return tree.subMap(CollectionLayout.scoresFrom(id), true, key, false).size();
+    }
+
+    /** @return the key of a sorted set's member by score at {@code rank} (0 the lowest), or null */
+    byte[] scoreAt(long id, long rank) {
+        Map.Entry<byte[], byte[]> e = tree.entryAt(CollectionLayout.scoresFrom(id), rank);
+        return e == null || CollectionLayout.id(e.getKey()) != id || e.getKey()[CollectionLayout.ID_BYTES] != CollectionLayout.SCORE
+                ? null : e.getKey();
     }
 
     /** @return the {@code index}-th element key of collection {@code id} (0 the first), or null */
@@ -191,8 +218,11 @@ final class CollectionStore implements AutoCloseable {
      */
     long copy(long from, Owner owner) {
         long id = create(owner);
-        for (Map.Entry<byte[], byte[]> e : elements(from).entrySet()) {
-            tree.put(CollectionLayout.element(id, CollectionLayout.member(e.getKey())), e.getValue());
+        byte[] newId = CollectionLayout.idBytes(id);
+        for (Map.Entry<byte[], byte[]> e : tree.subMap(CollectionLayout.elementsFrom(from), CollectionLayout.first(from + 1)).entrySet()) {
+            byte[] k = e.getKey().clone(); // elements and every other kind but the header
+            System.arraycopy(newId, 0, k, 0, newId.length);
+            tree.put(k, e.getValue());
         }
         return id;
     }

@@ -1,5 +1,8 @@
 package dev.ferrite.kv.server;
 
+import io.netty.handler.codec.redis.RedisMessage;
+
+import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 
 /**
@@ -104,8 +107,8 @@ final class CollectionWrite {
             }
             if (op[0].changed) {
                 ks.emit(key, eventClass, event);
-                if (type == ValueLayout.LIST && !dropped[0]) {
-                    c.blocking.signal(s.db, key); // a list with elements: a client blocked on it may take one
+                if ((type == ValueLayout.LIST || type == ValueLayout.ZSET) && !dropped[0]) {
+                    c.blocking.signal(s.db, key); // elements: a client blocked on the key may take one
                 }
             }
             if (dropped[0]) {
@@ -113,5 +116,39 @@ final class CollectionWrite {
             }
             return result;
         });
+    }
+
+    /**
+     * Makes {@code key} name a new collection of {@code count} elements, replacing what it held, as
+     * the STORE commands do (SINTERSTORE, ZUNIONSTORE, ZRANGESTORE...): the new collection is made
+     * whole under a new id, then named; no elements delete the key. Under the store's lock.
+     *
+     * @param fill  puts the elements in the collection of the id it is given, inside its atomic change
+     * @param event the command's keyspace event
+     * @return the count, as the STORE commands answer
+     */
+    static RedisMessage replace(ServerContext c, ClientSession s, byte[] key, byte type, long count, LongConsumer fill, String event) {
+        Keyspace ks = c.keyspace(s);
+        CollectionStore store = c.databases.collections();
+        if (count == 0) {
+            ks.remove(key); // published as del (or expired)
+            return Replies.ZERO;
+        }
+        CollectionLayout.Owner owner = ks.owner(key);
+        long id = store.change(() -> {
+            long made = store.create(owner);
+            fill.accept(made);
+            return made;
+        });
+        byte[] old = KeyCommands.replaced(c, ks.writable().put(key, ValueLayout.collection(type, id)));
+        ks.found(key, old, System.currentTimeMillis());
+        if (Keyspace.liveAt(old, System.currentTimeMillis()) == null) {
+            ks.emit(key, KeyspaceEvents.NEW, "new");
+        }
+        ks.emit(key, type == ValueLayout.ZSET ? KeyspaceEvents.ZSET : KeyspaceEvents.SET, event);
+        if (type == ValueLayout.ZSET) {
+            c.blocking.signal(s.db, key);
+        }
+        return Replies.integer(count);
     }
 }

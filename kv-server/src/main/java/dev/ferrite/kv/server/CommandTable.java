@@ -75,7 +75,7 @@ final class CommandTable {
     /** Commands that name no key. */
     private static final Set<String> KEYLESS = Set.of("ping", "echo", "quit", "select", "auth", "hello", "client",
             "post", "host:", "keys", "scan", "randomkey", "time", "dbsize", "flushdb", "flushall", "command", "config", "info",
-            "function", "swapdb", "multi", "exec", "discard", "unwatch", "shutdown", "subscribe", "unsubscribe", "psubscribe",
+            "function", "swapdb", "multi", "exec", "save", "discard", "unwatch", "shutdown", "subscribe", "unsubscribe", "psubscribe",
             "punsubscribe", "publish", "pubsub");
     /** Commands with other keys than their first argument; the rest have {@link Keys#FIRST}. */
     private static final Map<String, Keys> MORE_KEYS = Map.ofEntries(
@@ -93,7 +93,13 @@ final class CommandTable {
             Map.entry("lmove", new Keys(1, 2, 1)), Map.entry("rpoplpush", new Keys(1, 2, 1)),
             Map.entry("blpop", new Keys(1, -2, 1)), Map.entry("brpop", new Keys(1, -2, 1)),
             Map.entry("blmove", new Keys(1, 2, 1)), Map.entry("brpoplpush", new Keys(1, 2, 1)),
-            Map.entry("lmpop", new Keys(2, -2, 1)), Map.entry("blmpop", new Keys(3, -2, 1)));
+            Map.entry("lmpop", new Keys(2, -2, 1)), Map.entry("blmpop", new Keys(3, -2, 1)),
+            Map.entry("zmpop", new Keys(2, -2, 1)), Map.entry("bzmpop", new Keys(3, -2, 1)),
+            Map.entry("bzpopmin", new Keys(1, -2, 1)), Map.entry("bzpopmax", new Keys(1, -2, 1)),
+            Map.entry("zrangestore", new Keys(1, 2, 1)), Map.entry("zunionstore", new Keys(1, -1, 1)),
+            Map.entry("zinterstore", new Keys(1, -1, 1)), Map.entry("zdiffstore", new Keys(1, -1, 1)),
+            Map.entry("zunion", new Keys(2, -1, 1)), Map.entry("zinter", new Keys(2, -1, 1)),
+            Map.entry("zdiff", new Keys(2, -1, 1)), Map.entry("zintercard", new Keys(2, -1, 1)));
     /** Commands that may change databases other than the selected one (all are forced under fsync always). */
     private static final Set<String> OTHER_DATABASES = Set.of("flushall", "swapdb", "move", "copy");
 
@@ -103,7 +109,9 @@ final class CommandTable {
             "rename", "renamenx", "expire", "pexpire", "expireat", "pexpireat", "persist", "flushdb", "setbit", "copy",
             "move", "swapdb", "hset", "hmset", "hsetnx", "hdel", "hincrby", "hincrbyfloat", "sadd", "srem", "spop",
             "smove", "sinterstore", "sunionstore", "sdiffstore", "lpush", "rpush", "lpushx", "rpushx", "lpop", "rpop",
-            "lset", "lrem", "ltrim", "linsert", "lmove", "rpoplpush", "blpop", "brpop", "blmove", "brpoplpush", "lmpop", "blmpop");
+            "lset", "lrem", "ltrim", "linsert", "lmove", "rpoplpush", "blpop", "brpop", "blmove", "brpoplpush", "lmpop", "blmpop",
+            "zadd", "zincrby", "zrem", "zpopmin", "zpopmax", "zmpop", "bzpopmin", "bzpopmax", "bzmpop", "zremrangebyscore",
+            "zremrangebyrank", "zremrangebylex", "zrangestore", "zunionstore", "zinterstore", "zdiffstore");
 
     /**
      * Commands that can leave an expiring entry where the expiry reaper's pass may not have looked:
@@ -192,7 +200,9 @@ final class CommandTable {
     /** Commands that change collections' elements (their bodies run through {@link CollectionWrite}). */
     static final Set<String> COLLECTION_WRITES = Set.of("hset", "hmset", "hsetnx", "hdel", "hincrby", "hincrbyfloat",
             "sadd", "srem", "spop", "smove", "sinterstore", "sunionstore", "sdiffstore", "lpush", "rpush", "lpushx", "rpushx", "lpop", "rpop",
-            "lset", "lrem", "ltrim", "linsert", "lmove", "rpoplpush", "blpop", "brpop", "blmove", "brpoplpush", "lmpop", "blmpop");
+            "lset", "lrem", "ltrim", "linsert", "lmove", "rpoplpush", "blpop", "brpop", "blmove", "brpoplpush", "lmpop", "blmpop",
+            "zadd", "zincrby", "zrem", "zpopmin", "zpopmax", "zmpop", "bzpopmin", "bzpopmax", "bzmpop", "zremrangebyscore",
+            "zremrangebyrank", "zremrangebylex", "zrangestore", "zunionstore", "zinterstore", "zdiffstore");
 
     /**
      * @return the entries a request of this command may change: its keys in database {@code db},
@@ -256,6 +266,9 @@ final class CommandTable {
         SetCommands.register(r);
         ListCommands.register(r);
         BlockingCommands.register(r);
+        SortedSetCommands.register(r);
+        SortedSetRanges.register(r);
+        SortedSetAlgebra.register(r);
         COMMANDS = Collections.unmodifiableList(all);
         SLOTS = new Command[Integer.highestOneBit(all.size() * 4)];
         for (Command c : all) {
@@ -354,6 +367,9 @@ final class CommandTable {
         } else if (session.subscriptions() > 0 && !PubSubCommands.allowedWhileSubscribed(command.name())) {
             reply = PubSubCommands.notAllowed(command.name(), args);
             stats.command(command.id()).rejected.increment();
+        } else if (session.queued != null && TransactionCommands.refusedInMulti(command.name())) {
+            reply = TransactionCommands.NOT_IN_MULTI;
+            session.queueFailed = true; // EXEC answers EXECABORT
         } else if (session.queued != null && !TransactionCommands.runsInMulti(command.name())) {
             session.queued.add(args); // MULTI: run by EXEC
             reply = TransactionCommands.QUEUED;

@@ -52,7 +52,7 @@ final class HashCommands {
         r.add("hincrby", 4, HashCommands::incrBy);
         r.add("hincrbyfloat", 4, HashCommands::incrByFloat);
         r.add("hrandfield", -2, HashCommands::randField);
-        r.add("hscan", -3, (c, s, a) -> CollectionScan.scan(c, s, a, ValueLayout.HASH, true));
+        r.add("hscan", -3, (c, s, a) -> CollectionScan.scan(c, s, a, ValueLayout.HASH, v -> v));
     }
 
     /** @return the id of the hash at {@code key}, 0 if there is none; WRONGTYPE if another type is there */

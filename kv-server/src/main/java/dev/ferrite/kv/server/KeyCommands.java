@@ -92,7 +92,7 @@ final class KeyCommands {
         target.found(a[2], replaced(c, old), now); // an expired value replaced
         target.emit(a[2], KeyspaceEvents.NEW, "new"); // as in Redis, a replaced key is made anew
         target.emit(a[2], KeyspaceEvents.GENERIC, "copy_to");
-        listArrived(c, db, a[2], v);
+        arrived(c, db, a[2], v);
         return Replies.ONE;
     }
 
@@ -125,7 +125,7 @@ final class KeyCommands {
         target.emit(a[1], KeyspaceEvents.NEW, "new");
         source.emit(a[1], KeyspaceEvents.GENERIC, "move_from");
         target.emit(a[1], KeyspaceEvents.GENERIC, "move_to");
-        listArrived(c, db, a[1], v);
+        arrived(c, db, a[1], v);
         return Replies.ONE;
     }
 
@@ -193,6 +193,7 @@ final class KeyCommands {
             case ValueLayout.HASH -> HashCommands.encoding(c, id);
             case ValueLayout.SET -> SetCommands.encoding(c, id);
             case ValueLayout.LIST -> ListCommands.encoding(c, id);
+            case ValueLayout.ZSET -> SortedSetCommands.encoding(c, id);
             default -> throw new IllegalStateException("no encoding for type " + ValueLayout.type(stored));
         };
     }
@@ -354,7 +355,7 @@ final class KeyCommands {
         ks.emit(a[2], KeyspaceEvents.NEW, "new"); // as in Redis, the new name is made anew
         ks.emit(a[1], KeyspaceEvents.GENERIC, "rename_from");
         ks.emit(a[2], KeyspaceEvents.GENERIC, "rename_to");
-        listArrived(c, s.db, a[2], v);
+        arrived(c, s.db, a[2], v);
         return onlyIfAbsent ? Replies.ONE : Replies.OK;
     }
 
@@ -405,9 +406,9 @@ final class KeyCommands {
         });
     }
 
-    /** Wakes a client blocked on {@code key} if a list arrived there. */
-    private static void listArrived(ServerContext c, int db, byte[] key, byte[] stored) {
-        if (ValueLayout.type(stored) == ValueLayout.LIST) {
+    /** Wakes a client blocked on {@code key} if a list or a sorted set arrived there. */
+    private static void arrived(ServerContext c, int db, byte[] key, byte[] stored) {
+        if (ValueLayout.type(stored) == ValueLayout.LIST || ValueLayout.type(stored) == ValueLayout.ZSET) {
             c.blocking.signal(db, key);
         }
     }

@@ -9,7 +9,8 @@ import java.util.Locale;
 
 /**
  * The server's commands: TIME COMMAND (COUNT; DOCS and the list are empty, which redis-cli
- * accepts) FUNCTION (FLUSH and LIST of an empty library) DBSIZE FLUSHDB FLUSHALL SWAPDB SHUTDOWN. Stateless.
+ * accepts) FUNCTION (FLUSH and LIST of an empty library) DBSIZE FLUSHDB FLUSHALL SWAPDB SAVE (forces every
+ * database and the collection store to disk: the data is always in its files) SHUTDOWN. Stateless.
  */
 final class ServerCommands {
 
@@ -39,6 +40,13 @@ final class ServerCommands {
         r.add("command", -1, ServerCommands::command);
         r.add("function", -2, ServerCommands::function);
         r.add("shutdown", -1, ServerCommands::shutdown);
+        r.add("save", 1, (c, s, a) -> {
+            for (int db = 0; db < Databases.COUNT; db++) {
+                c.databases.withOpen(db, map -> map.pool().force());
+            }
+            c.databases.collections().force();
+            return Replies.OK;
+        });
     }
 
     /**

@@ -53,7 +53,7 @@ final class SetCommands {
         r.add("sunionstore", -3, (c, s, a) -> combined(c, s, a, 2, a.length, Op.UNION, "sunionstore"));
         r.add("sdiffstore", -3, (c, s, a) -> combined(c, s, a, 2, a.length, Op.DIFF, "sdiffstore"));
         r.add("sintercard", -3, SetCommands::interCard);
-        r.add("sscan", -3, (c, s, a) -> CollectionScan.scan(c, s, a, ValueLayout.SET, false));
+        r.add("sscan", -3, (c, s, a) -> CollectionScan.scan(c, s, a, ValueLayout.SET, null));
     }
 
     /** @return the id of the set at {@code key}, 0 if there is none; WRONGTYPE if another type is there */
@@ -209,7 +209,14 @@ final class SetCommands {
             return members(combine(c, ids, op));
         }
         CollectionStore collections = c.databases.collections();
-        return collections.locked(() -> storeResult(c, s, a[1], ValueLayout.SET, combine(c, ids, op), store));
+        return collections.locked(() -> {
+            List<byte[]> members = combine(c, ids, op);
+            return CollectionWrite.replace(c, s, a[1], ValueLayout.SET, members.size(), id -> {
+                for (byte[] m : members) {
+                    collections.put(id, m, EMPTY);
+                }
+            }, store);
+        });
     }
 
     /** @return the members of the combination of the sets (0: an absent key, an empty set), in order */
@@ -256,36 +263,6 @@ final class SetCommands {
             }
         }
         return new ArrayList<>(out);
-    }
-
-    /**
-     * Makes {@code key} name a new collection of these members (values empty), replacing what it
-     * held; an empty result deletes the key. Under the store's lock.
-     *
-     * @return the count of members, as the STORE commands answer
-     */
-    static RedisMessage storeResult(ServerContext c, ClientSession s, byte[] key, byte type, List<byte[]> members, String event) {
-        Keyspace ks = c.keyspace(s);
-        CollectionStore store = c.databases.collections();
-        if (members.isEmpty()) {
-            ks.remove(key); // published as del (or expired)
-            return Replies.ZERO;
-        }
-        CollectionLayout.Owner owner = ks.owner(key);
-        long id = store.change(() -> {
-            long made = store.create(owner);
-            for (byte[] m : members) {
-                store.put(made, m, EMPTY);
-            }
-            return made;
-        });
-        byte[] old = KeyCommands.replaced(c, ks.writable().put(key, ValueLayout.collection(type, id)));
-        ks.found(key, old, System.currentTimeMillis());
-        if (Keyspace.liveAt(old, System.currentTimeMillis()) == null) {
-            ks.emit(key, KeyspaceEvents.NEW, "new");
-        }
-        ks.emit(key, KeyspaceEvents.SET, event);
-        return Replies.integer(members.size());
     }
 
     /** SINTERCARD numkeys key [key ...] [LIMIT limit]. */

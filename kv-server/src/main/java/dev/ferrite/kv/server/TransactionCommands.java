@@ -36,6 +36,7 @@ final class TransactionCommands {
     static void register(CommandTable.Registry r) {
         r.add("multi", 1, (c, s, a) -> {
             if (s.queued != null) {
+                s.queueFailed = true; // as an unknown command would: EXEC answers EXECABORT
                 return Replies.error("ERR MULTI calls can not be nested");
             }
             s.queued = new ArrayList<>();
@@ -55,6 +56,16 @@ final class TransactionCommands {
             return Replies.OK;
         });
         r.add("exec", 1, TransactionCommands::exec);
+    }
+
+    /** Commands refused inside MULTI (Redis's no-multi flag): the transaction then fails. */
+    private static final Set<String> REFUSED = Set.of("save", "shutdown");
+    /** The reply to a command of {@link #REFUSED} inside MULTI. */
+    static final RedisMessage NOT_IN_MULTI = Replies.error("ERR Command not allowed inside a transaction");
+
+    /** @return whether a command is refused inside MULTI, and fails the transaction */
+    static boolean refusedInMulti(String command) {
+        return REFUSED.contains(command);
     }
 
     /** @return whether a command runs at once inside MULTI (EXEC, DISCARD...) rather than being queued */
