@@ -229,10 +229,7 @@ final class SortedSetCommands {
         long count = 1;
         if (a.length == 3) {
             Long n = Args.parseLong(a[2]);
-            if (n == null) {
-                return Replies.NOT_INTEGER;
-            }
-            if (n < 0) {
+            if (n == null || n < 0) {
                 return NOT_POSITIVE;
             }
             count = n;

@@ -133,7 +133,7 @@ final class SortedSetRanges {
         return switch (range.by()) {
             case RANK -> SortedSetStore.byIndex(store, id, Args.parseLong(range.min()), Args.parseLong(range.max()), range.rev());
             case SCORE -> SortedSetStore.between(store, id, scoreKey(id, range.min(), true), scoreKey(id, range.max(), false));
-            case LEX -> lexRanks(store, id, range.min(), range.max());
+            case LEX -> lexRanks(store, id, range.min(), range.max(), range.rev());
         };
     }
 
@@ -141,10 +141,11 @@ final class SortedSetRanges {
     private record ScoreBound(double value, boolean exclusive) {
     }
 
-    /** @return the bound, or null if it is not a float (NaN included) */
+    /** @return the bound, or null if it is not a float (NaN included); no digits read as 0, as Redis's {@code strtod} reads them */
     private static ScoreBound scoreBound(byte[] text) {
         boolean exclusive = text.length > 0 && text[0] == '(';
-        Double v = Scores.parse(exclusive ? Arrays.copyOfRange(text, 1, text.length) : text);
+        byte[] number = exclusive ? Arrays.copyOfRange(text, 1, text.length) : text;
+        Double v = number.length == 0 ? Double.valueOf(0) : Scores.parse(number);
         return v == null ? null : new ScoreBound(v, exclusive);
     }
 
@@ -165,12 +166,14 @@ final class SortedSetRanges {
     }
 
     /**
+     * @param rev whether the range is walked from the highest score down
      * @return the ranks of the members between two lexicographic bounds: in O(log n) when every
-     *         member has one score, else by a walk from the lowest score (the first member at or
-     *         above {@code min}, and those after it up to {@code max}), as Redis's compact encoding
-     *         answers
+     *         member has one score, else by a walk as Redis's compact encoding walks (nothing if the
+     *         last member is below {@code min} or the first above {@code max}; else from the first
+     *         member at or above {@code min} while at or below {@code max}, or, walking down, from
+     *         the last at or below {@code max} while at or above {@code min})
      */
-    private static SortedSetStore.Ranks lexRanks(CollectionStore store, long id, byte[] min, byte[] max) {
+    private static SortedSetStore.Ranks lexRanks(CollectionStore store, long id, byte[] min, byte[] max, boolean rev) {
         long n = store.size(id);
         byte[] first = store.scoreAt(id, 0);
         byte[] last = store.scoreAt(id, n - 1);
@@ -181,19 +184,28 @@ final class SortedSetRanges {
         if (CollectionLayout.order(CollectionLayout.scoreOf(last)) == order) {
             return SortedSetStore.between(store, id, lexKey(id, order, min, true), lexKey(id, order, max, false));
         }
-        long rank = 0;
-        long from = -1;
-        for (byte[] k : store.scores(id).keySet()) {
-            byte[] member = CollectionLayout.scoreMember(k);
-            if (from < 0 && aboveMin(member, min)) {
-                from = rank;
-            }
-            if (from >= 0 && !belowMax(member, max)) {
-                return new SortedSetStore.Ranks(from, rank);
-            }
-            rank++;
+        if (!aboveMin(CollectionLayout.scoreMember(last), min) || !belowMax(CollectionLayout.scoreMember(first), max)) {
+            return SortedSetStore.Ranks.NONE;
         }
-        return from < 0 ? SortedSetStore.Ranks.NONE : new SortedSetStore.Ranks(from, rank);
+        java.util.Iterator<byte[]> walk = rev ? store.scores(id).descendingKeySet().iterator() : store.scores(id).keySet().iterator();
+        long step = rev ? -1 : 1;
+        long rank = rev ? n - 1 : 0;
+        long start = -1;
+        while (walk.hasNext()) {
+            byte[] member = CollectionLayout.scoreMember(walk.next());
+            boolean inside = rev ? aboveMin(member, min) : belowMax(member, max);
+            if (start < 0 && (rev ? belowMax(member, max) : aboveMin(member, min))) {
+                start = rank;
+            }
+            if (start >= 0 && !inside) {
+                break;
+            }
+            rank += step;
+        }
+        if (start < 0) {
+            return SortedSetStore.Ranks.NONE;
+        }
+        return rev ? new SortedSetStore.Ranks(rank + 1, start + 1) : new SortedSetStore.Ranks(start, rank);
     }
 
     /** @return the key by score a lexicographic bound stands for, among the members of score order {@code order} */

@@ -303,4 +303,80 @@ class CrashAtomicityTest {
             }
         }
     }
+
+    /**
+     * A server process killed at random while ZADD moves 300 members to new scores, ZREMRANGEBYSCORE
+     * empties a sorted set and ZUNIONSTORE makes one: after a restart each sorted set holds one
+     * call's scores for all its members or is gone, its members by score agree with its members
+     * (ZCARD, ZCOUNT, ZSCORE of each), and after the sweep the store holds exactly their entries.
+     */
+    @Test
+    void aKillDuringSortedSetCommandsLeavesEachWholeOrNotAtAll() throws Exception {
+        int members = 300;
+        for (int round = 0; round < 4; round++) {
+            int port = ServerProcesses.freePort();
+            Process server = ServerProcesses.start(port, data, logs.resolve("server.log"));
+            long acknowledged = -1;
+            try (RespClient c = ServerProcesses.connect(port, server)) {
+                c.call("FLUSHALL");
+                Thread killer = null;
+                try {
+                    for (long i = 0; ; i++) {
+                        String[] zadd = new String[2 + 2 * members];
+                        zadd[0] = "ZADD";
+                        zadd[1] = "z" + i % 3;
+                        for (int k = 0; k < members; k++) {
+                            zadd[2 + 2 * k] = Long.toString(i * 1000 + (k % 7)); // seven scores per call, members mixed
+                            zadd[3 + 2 * k] = "m" + k;
+                        }
+                        c.send(zadd);
+                        c.send("ZREMRANGEBYSCORE", "z" + (i + 1) % 3, "-inf", "+inf");
+                        c.send("ZUNIONSTORE", "u", "2", "z0", "z1");
+                        c.read();
+                        c.read();
+                        c.read();
+                        acknowledged = i;
+                        if (killer == null) {
+                            killer = ServerProcesses.killLater(server, ThreadLocalRandom.current().nextInt(800));
+                        }
+                    }
+                } catch (IOException gone) {
+                    // the server is gone
+                }
+                assertTrue(killer != null, "round " + round + ": the server died before it acknowledged anything");
+                killer.join();
+            }
+            assertTrue(server.waitFor(10, TimeUnit.SECONDS));
+            try (KvServer restarted = KvServer.builder().port(0).dataDirectory(data).start();
+                 RespClient c = new RespClient(restarted.port())) {
+                long expectedEntries = 1; // the next id
+                for (String key : new String[] {"z0", "z1", "z2", "u"}) {
+                    List<?> all = (List<?>) c.call("ZRANGE", key, "0", "-1", "WITHSCORES");
+                    long card = (Long) c.call("ZCARD", key);
+                    assertEquals(2 * card, all.size(), "round " + round + ": " + key + "'s members by score and its count agree");
+                    assertEquals(card, c.call("ZCOUNT", key, "-inf", "+inf"), "round " + round + ": " + key);
+                    if (card == 0) {
+                        continue;
+                    }
+                    assertEquals(members, card, "round " + round + ": " + key + " holds part of a call");
+                    long call = (long) Double.parseDouble((String) all.get(1)) / 1000;
+                    assertTrue(key.equals("u") || call <= acknowledged + 1, "round " + round + ": " + key + " is from call "
+                            + call + ", the last acknowledged was " + acknowledged);
+                    for (int k = 0; k < all.size(); k += 2) {
+                        String member = (String) all.get(k);
+                        assertEquals(all.get(k + 1), c.call("ZSCORE", key, member), "round " + round + ": " + key + " " + member);
+                        if (!key.equals("u")) {
+                            int m = Integer.parseInt(member.substring(1));
+                            assertEquals(Long.toString(call * 1000 + m % 7), all.get(k + 1), "round " + round + ": " + key
+                                    + " mixes calls");
+                        }
+                    }
+                    expectedEntries += 1 + 2L * members;
+                }
+                restarted.collectionSweeper().sweepAll();
+                assertEquals(expectedEntries, restarted.databases().collections().entries(),
+                        "round " + round + ": the store holds the live sorted sets' entries and no orphan");
+            }
+        }
+    }
 }

@@ -285,22 +285,22 @@ class RedisDifferentialTest {
     }
 
     /**
-     * Sends a command; {@code SCAN*} and {@code HSCAN*} (not Redis commands) run a whole SCAN or
-     * HSCAN iteration with the given options instead and answer the keys (field=value pairs) it
-     * returned, sorted, since cursors are each server's own.
+     * Sends a command; {@code SCAN*}, {@code HSCAN*}, {@code SSCAN*} and {@code ZSCAN*} (not Redis
+     * commands) run a whole iteration with the given options instead and answer the keys (members,
+     * field=value or member=score pairs) it returned, sorted, since cursors are each server's own.
      */
     private static Object call(RespClient client, String[] command) throws Exception {
-        if (!command[0].equals("SCAN*") && !command[0].equals("HSCAN*") && !command[0].equals("SSCAN*")) {
+        if (!List.of("SCAN*", "HSCAN*", "SSCAN*", "ZSCAN*").contains(command[0])) {
             return client.call(command);
         }
-        boolean hash = command[0].equals("HSCAN*");
+        boolean hash = command[0].equals("HSCAN*") || command[0].equals("ZSCAN*");
         boolean set = command[0].equals("SSCAN*");
         int fixed = hash || set ? 2 : 1; // the name, and HSCAN's or SSCAN's key
         List<String> found = new ArrayList<>();
         String cursor = "0";
         do {
             String[] scan = new String[command.length + 1];
-            scan[0] = hash ? "HSCAN" : set ? "SSCAN" : "SCAN";
+            scan[0] = command[0].substring(0, command[0].length() - 1);
             if (hash || set) {
                 scan[1] = command[1];
             }
@@ -384,15 +384,15 @@ class RedisDifferentialTest {
 
     /**
      * Replies whose order Redis does not promise, sorted: KEYS, HKEYS, HVALS, SMEMBERS, SINTER,
-     * SUNION, SDIFF, whole-set SRANDMEMBER and SPOP, and HGETALL and HRANDFIELD ... WITHVALUES by
-     * field-value pair.
+     * SUNION, SDIFF, whole-set SRANDMEMBER and SPOP, and HGETALL, HRANDFIELD ... WITHVALUES and
+     * ZRANDMEMBER ... WITHSCORES by pair.
      */
     private static Object normalized(String[] command, Object reply) {
         String name = command[0].toLowerCase();
         if (!(reply instanceof List<?> list)) {
             return reply;
         }
-        boolean pairs = name.equals("hgetall") || name.equals("hrandfield") && command.length == 4;
+        boolean pairs = name.equals("hgetall") || name.equals("hrandfield") && command.length == 4 || name.equals("zrandmember");
         if (pairs) {
             List<String> sorted = new ArrayList<>();
             for (int i = 0; i + 1 < list.size(); i += 2) {
@@ -607,6 +607,39 @@ class RedisDifferentialTest {
             add(() -> of("LMOVE", key(), key(), pick(new String[] {"LEFT", "RIGHT", "left", "UP"}),
                     pick(new String[] {"LEFT", "RIGHT", "right"})));
             add(() -> of("RPOPLPUSH", key(), key()));
+            // sorted sets: scores whose text Redis 7.0 (%.17g) and 7.2 (shortest digits) write alike
+            add(() -> concat(concat(of("ZADD", key()), pick(ZADD_OPTIONS)), scorePairs()));
+            add(() -> concat(of("ZADD", key()), scorePairs()));
+            add(() -> of("ZINCRBY", key(), pick(SCORES), member()));
+            add(() -> concat(of("ZREM", key()), members()));
+            add(() -> of("ZSCORE", key(), member()));
+            add(() -> concat(of("ZMSCORE", key()), members()));
+            add(() -> of("ZCARD", key()));
+            add(() -> of(pick(new String[] {"ZRANK", "ZREVRANK"}), key(), member()));
+            add(() -> concat(of("ZRANGE", key(), pick(LIST_INDEXES), pick(LIST_INDEXES)), pick(new String[][] {{},
+                    {"WITHSCORES"}, {"REV"}, {"REV", "WITHSCORES"}, {"LIMIT", "0", "1"}})));
+            add(() -> concat(of("ZRANGE", key(), pick(SCORE_BOUNDS), pick(SCORE_BOUNDS), "BYSCORE"), pick(new String[][] {
+                    {}, {"REV"}, {"LIMIT", "1", "2"}, {"WITHSCORES"}, {"LIMIT", "-1", "2"}, {"REV", "LIMIT", "0", "-1", "WITHSCORES"}})));
+            add(() -> concat(of("ZRANGE", key(), pick(LEX_BOUNDS), pick(LEX_BOUNDS), "BYLEX"), pick(new String[][] {{},
+                    {"REV"}, {"LIMIT", "1", "1"}, {"WITHSCORES"}})));
+            add(() -> concat(of(pick(new String[] {"ZRANGEBYSCORE", "ZREVRANGEBYSCORE"}), key(), pick(SCORE_BOUNDS),
+                    pick(SCORE_BOUNDS)), pick(new String[][] {{}, {"WITHSCORES"}, {"LIMIT", "1", "1"}})));
+            add(() -> of(pick(new String[] {"ZRANGEBYLEX", "ZREVRANGEBYLEX", "ZLEXCOUNT", "ZREMRANGEBYLEX"}), key(),
+                    pick(LEX_BOUNDS), pick(LEX_BOUNDS)));
+            add(() -> of(pick(new String[] {"ZCOUNT", "ZREMRANGEBYSCORE"}), key(), pick(SCORE_BOUNDS), pick(SCORE_BOUNDS)));
+            add(() -> of("ZREMRANGEBYRANK", key(), pick(LIST_INDEXES), pick(LIST_INDEXES)));
+            add(() -> concat(of("ZRANGESTORE", key(), key(), pick(LIST_INDEXES), pick(LIST_INDEXES)),
+                    pick(new String[][] {{}, {"REV"}})));
+            add(() -> concat(of(pick(new String[] {"ZPOPMIN", "ZPOPMAX"}), key()), pick(new String[][] {{}, {"2"}, {"0"},
+                    {"-1"}, {"abc"}})));
+            add(() -> concat(concat(of("ZMPOP", "2"), keys(2)), pick(new String[][] {{"MIN"}, {"MAX", "COUNT", "2"}, {"FOO"}})));
+            add(() -> concat(concat(of(pick(new String[] {"ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE"}), key(), "2"), keys(2)),
+                    pick(new String[][] {{}, {"WEIGHTS", "2", "0.5"}, {"AGGREGATE", "MAX"}, {"AGGREGATE", "MIN"}, {"WEIGHTS", "1"}})));
+            add(() -> concat(concat(of(pick(new String[] {"ZUNION", "ZINTER", "ZDIFF"}), "2"), keys(2)),
+                    pick(new String[][] {{}, {"WITHSCORES"}, {"AGGREGATE", "MIN", "WITHSCORES"}})));
+            add(() -> concat(concat(of("ZINTERCARD", "2"), keys(2)), pick(new String[][] {{}, {"LIMIT", "1"}})));
+            add(() -> concat(of("ZSCAN*", key()), pick(new String[][] {{}, {"MATCH", "m*"}, {"COUNT", "1"}})));
+            add(() -> of("ZRANDMEMBER", key(), "1000", "WITHSCORES"));
             add(() -> concat(of("COPY", key(), key()), pick(new String[][] {{}, {"REPLACE"}, {"DB", "1"}})));
             add(() -> of("MOVE", key(), pick(DATABASES)));
         }
@@ -614,6 +647,26 @@ class RedisDifferentialTest {
         private static final String[] FIELDS = {"f1", "f2", "f3", "", "x y", "f1"};
         private static final String[] MEMBERS = {"m1", "m2", "1", "2", "-3", "007", ""};
         private static final String[] LIST_INDEXES = {"0", "1", "-1", "2", "-2", "5", "-100", "100", "abc"};
+        private static final String[] SCORES = {"1", "2", "-1", "0", "0.5", "2.5", "-inf", "+inf", "inf", "abc", "nan",
+            "1e3", "0x10", "-0.25"};
+        private static final String[][] ZADD_OPTIONS = {{}, {"NX"}, {"XX"}, {"GT"}, {"LT"}, {"CH"}, {"INCR"},
+            {"XX", "CH"}, {"GT", "CH"}, {"NX", "GT"}, {"INCR", "LT"}, {"xx", "nx"}};
+        private static final String[] SCORE_BOUNDS = {"-inf", "+inf", "0", "1", "(1", "2", "(2.5", "abc", "(", "-1", ""};
+        private static final String[] LEX_BOUNDS = {"-", "+", "[m1", "(m1", "[2", "(", "[", "abc", "[m2", "(007"};
+
+        /** Score-member pairs; one in ten requests has an odd count. */
+        private String[] scorePairs() {
+            List<String> out = new ArrayList<>();
+            int n = 1 + rng.nextInt(3);
+            for (int i = 0; i < n; i++) {
+                out.add(pick(SCORES));
+                out.add(member());
+            }
+            if (rng.nextInt(10) == 0) {
+                out.add(pick(SCORES));
+            }
+            return out.toArray(new String[0]);
+        }
 
         private String member() {
             return pick(MEMBERS);
