@@ -177,6 +177,15 @@ public final class FerriteSortedMap<K, V> extends SortedView<K, V> implements Au
         return store.maxKey;
     }
 
+    /**
+     * @return the bytes of the map's pages in use now (its entries with their pages' free room),
+     *         in O(free pages); a snapshot while writers run
+     * @throws dev.ferrite.SegmentClosedException if the map is closed
+     */
+    public long usedBytes() {
+        return store.usedBytes();
+    }
+
     /** @return times a writer that died holding the lock was taken over (since the map was made) */
     public long repairs() {
         return store.repairs();

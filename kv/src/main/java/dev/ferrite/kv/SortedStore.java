@@ -354,6 +354,12 @@ final class SortedStore implements AutoCloseable {
         return header.getLongVolatile(SortedLayout.REPAIRS);
     }
 
+    /** @return bytes of the pages in use: ever used less the free ones, times the page size */
+    long usedBytes() {
+        checkOpen();
+        return (long) (pages.highWater() - pages.freePages()) * header.getInt(SortedLayout.PAGE_SIZE);
+    }
+
     @Override
     public void close() {
         if (closed) {

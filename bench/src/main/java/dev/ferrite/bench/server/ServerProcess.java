@@ -119,7 +119,32 @@ final class ServerProcess implements AutoCloseable {
      * {@code valueBytes} bytes, pipelined in batches, and checks every reply.
      */
     void load(int count, int valueBytes) throws IOException {
-        byte[] value = "x".repeat(valueBytes).getBytes(StandardCharsets.US_ASCII);
+        String value = "x".repeat(valueBytes);
+        pipelined(count, i -> encode("SET", String.format("key:%012d", i), value), "+OK"::equals, "SET");
+    }
+
+    /**
+     * Loads {@code count} elements into one collection {@code "big"} of a type, pipelined: a
+     * list's 100-byte elements ({@code RPUSH}), a set's members {@code member:%012d}, a hash's
+     * fields {@code field:%012d} with 100-byte values, a sorted set's members {@code member:%012d}
+     * scored by their number.
+     *
+     * @param type list, set, hash or zset
+     */
+    void loadElements(String type, int count) throws IOException {
+        String value = "x".repeat(100);
+        pipelined(count, i -> switch (type) {
+            case "list" -> encode("RPUSH", "big", value);
+            case "set" -> encode("SADD", "big", String.format("member:%012d", i));
+            case "hash" -> encode("HSET", "big", String.format("field:%012d", i), value);
+            case "zset" -> encode("ZADD", "big", Integer.toString(i), String.format("member:%012d", i));
+            default -> throw new IllegalArgumentException("no collection type " + type);
+        }, reply -> reply.startsWith(":"), type + " element");
+    }
+
+    /** Sends requests 0 to {@code count - 1}, a thousand at a time, and checks each reply. */
+    private void pipelined(int count, java.util.function.IntFunction<byte[]> request,
+                           java.util.function.Predicate<String> ok, String what) throws IOException {
         try (Socket s = new Socket("127.0.0.1", port)) {
             s.setSoTimeout(600_000);
             OutputStream out = new java.io.BufferedOutputStream(s.getOutputStream(), 1 << 16);
@@ -128,13 +153,13 @@ final class ServerProcess implements AutoCloseable {
             for (int from = 0; from < count; from += batch) {
                 int to = Math.min(count, from + batch);
                 for (int i = from; i < to; i++) {
-                    out.write(encode("SET", String.format("key:%012d", i), new String(value, StandardCharsets.US_ASCII)));
+                    out.write(request.apply(i));
                 }
                 out.flush();
                 for (int i = from; i < to; i++) {
                     String reply = line(in);
-                    if (!reply.equals("+OK")) {
-                        throw new IOException(name + " answered " + reply + " to SET number " + i);
+                    if (!ok.test(reply)) {
+                        throw new IOException(name + " answered " + reply + " to " + what + " number " + i);
                     }
                 }
             }

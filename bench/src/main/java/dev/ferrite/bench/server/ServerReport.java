@@ -66,7 +66,8 @@ final class ServerReport {
         }
         return String.format(Locale.ROOT, "Run %s on %s; %s; Redis %s. Both servers pinned to core 0 with `taskset`, "
                         + "`redis-benchmark` to core 1: `-t %s -n %,d -r %,d -d %d -c %d`, unpipelined and with `-P %d`, "
-                        + "and `-t %s -n %,d` unpipelined from 1 and from 4 clients; "
+                        + "and `-t %s -n %,d` unpipelined from 1 and from 4 clients, and `-t %s -n %,d` unpipelined "
+                        + "from %d clients (each test on one collection, as redis-benchmark names it); "
                         + "%d rounds alternating which server goes first, after one unmeasured round on each as a warm-up; "
                         + "each pass starts once no AOF rewrite of Redis's is running. "
                         + "Each persistence mode is a pass of its own, with both servers started afresh. %s "
@@ -79,7 +80,8 @@ final class ServerReport {
                 ZonedDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm z")), r.cpu, r.java,
                 r.redisVersion, ServerVsRedis.TESTS, r.requests, ServerVsRedis.KEY_RANGE, ServerVsRedis.VALUE_BYTES,
                 ServerVsRedis.CLIENTS, ServerVsRedis.PIPELINE, ServerVsRedis.FEW_CLIENT_TESTS,
-                Math.max(1, r.requests / 10), r.rounds, modes);
+                Math.max(1, r.requests / 10), ServerVsRedis.COLLECTION_TESTS, Math.max(1, r.requests / 10),
+                ServerVsRedis.CLIENTS, r.rounds, modes);
     }
 
     private static String capitalized(String s) {
@@ -142,6 +144,23 @@ final class ServerReport {
             long[] m = e.getValue();
             b.append(String.format(Locale.ROOT, "| %s | %,d | %,.1f MiB | %,.1f MiB |%n", e.getKey(), m[0], m[1] / 1048576.0,
                     m[2] / 1048576.0));
+        }
+        if (!r.elementMemory.isEmpty()) {
+            b.append(String.format(Locale.ROOT, "%nMemory per element, %,d elements in one collection (used_memory's growth "
+                    + "over the empty server, after a full GC for Ferrite; list elements and hash values of 100 bytes, set "
+                    + "and sorted-set members and hash fields `member:%%012d`, `field:%%012d`):%n%n", ServerVsRedis.MEMORY_ELEMENTS));
+            List<String> servers = new ArrayList<>(r.elementMemory.keySet());
+            b.append("| type |");
+            servers.forEach(server -> b.append(' ').append(server).append(" B / element |"));
+            b.append("\n|---|").append("---:|".repeat(servers.size())).append('\n');
+            for (String type : ServerVsRedis.ELEMENT_TYPES) {
+                b.append("| ").append(type).append(" |");
+                for (String server : servers) {
+                    Double bytes = r.elementMemory.get(server).get(type);
+                    b.append(bytes == null ? " – |" : String.format(Locale.ROOT, " %,.0f |", bytes));
+                }
+                b.append('\n');
+            }
         }
         b.append('\n');
     }

@@ -32,11 +32,15 @@ import java.util.concurrent.TimeUnit;
  * free loopback port; runs {@code redis-benchmark} pinned to core 1 with {@code -t
  * set,get,incr,mset -n N -r 1000000 -d 100 -c 50}, unpipelined and with {@code -P 16}, and {@code
  * -t get,incr -n N/10} from 1 and from 4 unpipelined clients (where a server's wake-ups decide),
+ * and {@code -t lpush,rpush,lpop,rpop,sadd,hset,spop,zadd,zpopmin,lrange_100 -n N/10} unpipelined
+ * from 50 clients (each test on one collection, as redis-benchmark names it),
  * one test per run with each server's CPU seconds per million requests read from {@code /proc},
  * after one unmeasured round on each server (the warm-up), for an even number of rounds (4
  * unless {@code --rounds} says otherwise), odd rounds in the servers' order and even ones in
  * reverse; then loads exactly 1,000,000 keys of 100 bytes into Redis and Ferrite and reads their
- * memory ({@code INFO memory}'s {@code used_memory} and the process's resident set). Writes
+ * memory ({@code INFO memory}'s {@code used_memory} and the process's resident set), and
+ * 1,000,000 elements into one list, set, hash and sorted set each ({@code used_memory}'s growth per
+ * element). Writes
  * {@code server-vs-redis.md}, {@code .html} and {@code .csv} into DIR (default {@code
  * bench-results}); {@code --publish} also writes {@code docs/SERVER-BENCHMARKS.md} and the summary
  * into {@code README.md} between its server-bench markers. Needs 2 cores or more, {@code taskset}
@@ -57,6 +61,14 @@ public final class ServerVsRedis {
     static final String UNPIPELINED = "unpipelined";
     /** The label of the pipelined load. */
     static final String PIPELINED = "-P " + PIPELINE;
+    /** The collection tests redis-benchmark runs (each on one collection, as redis-benchmark names them). */
+    static final String COLLECTION_TESTS = "lpush,rpush,lpop,rpop,sadd,hset,spop,zadd,zpopmin,lrange_100";
+    /** The label of the collection load: unpipelined, from {@link #CLIENTS} clients. */
+    static final String COLLECTIONS = "collections";
+    /** Elements loaded into one collection of each type for the memory per element. */
+    static final int MEMORY_ELEMENTS = 1_000_000;
+    /** The collection types of the memory per element, as {@link ServerProcess#loadElements} takes them. */
+    static final List<String> ELEMENT_TYPES = List.of("list", "set", "hash", "zset");
 
     /**
      * One way of loading a server: a row group of the report.
@@ -80,7 +92,8 @@ public final class ServerVsRedis {
             return List.of(new Load(UNPIPELINED, CLIENTS, 1, requests, TESTS),
                     new Load(PIPELINED, CLIENTS, PIPELINE, requests, TESTS),
                     new Load("1 client", 1, 1, few, FEW_CLIENT_TESTS),
-                    new Load("4 clients", 4, 1, few, FEW_CLIENT_TESTS));
+                    new Load("4 clients", 4, 1, few, FEW_CLIENT_TESTS),
+                    new Load(COLLECTIONS, CLIENTS, 1, few, COLLECTION_TESTS));
         }
     }
 
@@ -220,6 +233,16 @@ public final class ServerVsRedis {
                 String info = s.call("INFO", "memory");
                 long keys = Long.parseLong(s.call("DBSIZE").substring(1));
                 results.memory(s.name, keys, Tools.infoField(info, "used_memory"), s.residentBytes());
+                for (String type : ELEMENT_TYPES) {
+                    s.call("FLUSHALL");
+                    Tools.settle(s);
+                    long before = Tools.infoField(s.call("INFO", "memory"), "used_memory");
+                    out.println("memory: loading " + MEMORY_ELEMENTS + " elements into one " + type + " of " + s.name);
+                    s.loadElements(type, MEMORY_ELEMENTS);
+                    Tools.settle(s);
+                    long after = Tools.infoField(s.call("INFO", "memory"), "used_memory");
+                    results.elementMemory(s.name, type, (double) (after - before) / MEMORY_ELEMENTS);
+                }
             }
         } finally {
             Tools.deleteTree(work);
@@ -243,7 +266,8 @@ public final class ServerVsRedis {
             List<BenchmarkRow> one = Tools.redisBenchmark(s.port, load.only(test), out);
             double perMillion = (s.cpuSeconds() - before) / load.requests() * 1e6;
             out.printf("  server CPU %.2f s per million requests%n", perMillion);
-            one.forEach(row -> rows.add(row.withCpu(perMillion)));
+            one.stream().filter(row -> !row.test().contains("needed to benchmark")) // LRANGE's own LPUSH filling
+                    .forEach(row -> rows.add(row.withCpu(perMillion)));
         }
         return rows;
     }
@@ -279,6 +303,8 @@ public final class ServerVsRedis {
         final Map<String, Map<String, Map<String, List<BenchmarkRow>>>> rows = new LinkedHashMap<>();
         /** server → {keys, used_memory, rss}. */
         final Map<String, long[]> memory = new LinkedHashMap<>();
+        /** server → collection type → used_memory bytes per element. */
+        final Map<String, Map<String, Double>> elementMemory = new LinkedHashMap<>();
 
         ServerResults(Persistence persistence, int rounds, int requests, int busyPollMicros, String redisVersion,
                       String cpu) {
@@ -297,6 +323,10 @@ public final class ServerVsRedis {
 
         void memory(String server, long keys, long usedMemory, long rss) {
             memory.put(server, new long[] {keys, usedMemory, rss});
+        }
+
+        void elementMemory(String server, String type, double bytesPerElement) {
+            elementMemory.computeIfAbsent(server, k -> new LinkedHashMap<>()).put(type, bytesPerElement);
         }
     }
 

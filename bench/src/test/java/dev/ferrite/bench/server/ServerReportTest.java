@@ -43,6 +43,8 @@ class ServerReportTest {
         assertTrue(md.contains("| unpipelined | GET | 200,000 (200,000–200,000) | 100,000 (100,000–100,000) | **2.00x** |"), md);
         assertTrue(md.contains("| Ferrite | 1,000,000 | 180.0 MiB | 270.0 MiB |"), md);
         assertTrue(md.contains("| Ferrite | 1,000,000 | 90.0 MiB | 135.0 MiB |"), md);
+        assertTrue(md.contains("| type | Redis B / element | Ferrite B / element |\n|---|---:|---:|\n| list | 110 | 140 |\n"
+                + "| set | – | – |\n| hash | – | – |\n| zset | 98 | 1,235 |\n"), md);
         int durableAt = md.indexOf("## Durable\n");
         int noneAt = md.indexOf("## No persistence\n");
         assertTrue(durableAt > 0 && noneAt > durableAt, md);
@@ -104,6 +106,10 @@ class ServerReportTest {
         long scale = mode == Persistence.DURABLE ? 2 : 1;
         r.memory("Redis", 1_000_000, 100L * scale << 20, 105L * scale << 20);
         r.memory("Ferrite", 1_000_000, 90L * scale << 20, 135L * scale << 20);
+        r.elementMemory("Redis", "list", 110.4);
+        r.elementMemory("Redis", "zset", 98);
+        r.elementMemory("Ferrite", "list", 140);
+        r.elementMemory("Ferrite", "zset", 1234.5);
         return r;
     }
 }

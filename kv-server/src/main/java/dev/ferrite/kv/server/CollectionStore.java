@@ -320,6 +320,11 @@ final class CollectionStore implements AutoCloseable {
         }
     }
 
+    /** @return bytes of the store's pages in use */
+    long usedBytes() {
+        return tree.usedBytes();
+    }
+
     /** @return entries in the store (headers, elements, the id counter) */
     long entries() {
         return tree.size();

@@ -97,12 +97,15 @@ final class InfoCommand {
                     reserved += stats.segmentBytes();
                 }
             }
+            if (!c.databases.isClosed()) {
+                offHeap += c.databases.collections().usedBytes(); // the collections' elements
+            }
             Runtime rt = Runtime.getRuntime();
             long heap = rt.totalMemory() - rt.freeMemory();
             section(b, "Memory");
             line(b, "used_memory", offHeap + heap);
             line(b, "used_memory_human", human(offHeap + heap));
-            line(b, "used_memory_offheap", offHeap); // the maps' index and entries
+            line(b, "used_memory_offheap", offHeap); // the maps' index and entries, the collection store's pages
             line(b, "used_memory_offheap_reserved", reserved); // their segments, including untouched room to grow
             line(b, "used_memory_heap", heap);
             line(b, "used_memory_rss", residentBytes());
