@@ -3,9 +3,11 @@ package dev.ferrite.kv;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
-import java.util.Collections;
 import java.util.List;
 import java.util.function.UnaryOperator;
+
+import static dev.ferrite.kv.PageLayout.BODY;
+import static dev.ferrite.kv.PageLayout.LEAF_ENTRY_HEADER;
 
 /**
  * A sorted map's changes, copy-on-write: the writer (holding the map's lock) copies the path from
@@ -22,6 +24,10 @@ final class TreeWriter {
     private final PageStore pages;
     private final int pageSize;
     private final byte[] buf;
+    /** The update's path, root first: copies of its pages (made as needed), their numbers, the child taken in each branch. */
+    private final byte[][] levels = new byte[TreeReader.MAX_DEPTH + 2][];
+    private final int[] pathPages = new int[TreeReader.MAX_DEPTH + 2];
+    private final int[] pathChild = new int[TreeReader.MAX_DEPTH + 2];
     /** Pages this change (or atomic change) took and has not published; given back if it fails. */
     private final BitSet taken = new BitSet();
     /** Pages of the published tree the change no longer uses: freed once it is published. */
@@ -50,63 +56,203 @@ final class TreeWriter {
     byte[] update(byte[] key, UnaryOperator<byte[]> change) {
         checkNotFailed();
         long root = root();
-        List<TreeNode> nodes = new ArrayList<>();
-        List<Integer> numbers = new ArrayList<>();
-        List<Integer> childIndex = new ArrayList<>();
-        if (root == 0) {
-            nodes.add(TreeNode.newLeaf());
-            numbers.add(0);
-        } else {
-            long ref = root;
-            for (int depth = 0; ; depth++) {
+        int depth = 0;
+        if (root != 0) {
+            for (long ref = root; ; depth++) {
                 if (depth > TreeReader.MAX_DEPTH) {
                     throw PageLayout.corrupt(SortedLayout.refPage(ref), "lies deeper than " + TreeReader.MAX_DEPTH
                             + " levels: a branch refers back to a page above it");
                 }
-                TreeNode n = node(ref);
-                nodes.add(n);
-                numbers.add(SortedLayout.refPage(ref));
-                if (n.leaf) {
+                byte[] page = level(depth);
+                if (!pages.read(ref, page)) {
+                    throw PageLayout.corrupt(SortedLayout.refPage(ref), "its stamp is not the one its reference names ("
+                            + SortedLayout.refStamp(ref) + ") while the writer holds the lock");
+                }
+                int number = SortedLayout.refPage(ref);
+                pathPages[depth] = number;
+                if (PageLayout.checkNode(page, number, pageSize) == PageLayout.LEAF) {
+                    depth++;
                     break;
                 }
-                int i = childFor(n, key);
-                childIndex.add(i);
-                ref = n.refs.get(i);
+                pathChild[depth] = PageLayout.searchBranch(page, number, key);
+                ref = PageLayout.childRef(page, number, pathChild[depth]);
             }
         }
-        TreeNode leaf = nodes.get(nodes.size() - 1);
-        int pos = Collections.binarySearch(leaf.keys, key, Arrays::compareUnsigned);
-        Object stored = pos >= 0 ? leaf.values.get(pos) : null;
+        int pos = -1;
+        Object stored = null;
+        if (depth > 0) {
+            byte[] leaf = levels[depth - 1];
+            int number = pathPages[depth - 1];
+            pos = PageLayout.searchLeaf(leaf, number, key);
+            if (pos >= 0) {
+                int at = PageLayout.entry(leaf, number, pos, LEAF_ENTRY_HEADER);
+                int k = PageLayout.leafKeyLength(leaf, number, at);
+                int v = PageLayout.getInt(leaf, at + 3);
+                int from = at + LEAF_ENTRY_HEADER + k;
+                stored = leaf[at + 2] == PageLayout.INLINE ? Arrays.copyOfRange(leaf, from, from + v)
+                        : new TreeNode.Overflow(PageLayout.getLong(leaf, from), v);
+            }
+        }
         byte[] old = stored == null ? null : stored instanceof byte[] b ? b : readOverflow((TreeNode.Overflow) stored);
         byte[] next = change.apply(old);
         if (next == old || next == null && old == null) {
             return old;
         }
         try {
-            int changedAt;
-            if (stored instanceof TreeNode.Overflow o) {
-                retireOverflow(o);
-            }
-            if (next == null) {
-                leaf.keys.remove(pos);
-                leaf.values.remove(pos);
-                changedAt = -1;
-            } else {
-                Object value = valueFor(key, next);
-                changedAt = pos >= 0 ? pos : -pos - 1;
-                if (pos >= 0) {
-                    leaf.values.set(pos, value);
-                } else {
-                    leaf.keys.add(changedAt, key);
-                    leaf.values.add(changedAt, value);
-                }
-            }
-            publish(rewrite(nodes, numbers, childIndex, changedAt));
+            long written = inPlace(depth, key, pos, stored, next);
+            publish(written != 0 ? written : rewrite(depth, key, pos, stored, next));
         } catch (RuntimeException | Error e) {
             fail(e);
             throw e;
         }
         return old;
+    }
+
+    /** @return the writer's copy buffer for the page at that depth of the path */
+    private byte[] level(int depth) {
+        if (levels[depth] == null) {
+            levels[depth] = new byte[pageSize];
+        }
+        return levels[depth];
+    }
+
+    /**
+     * The common change: an inline value put or removed in a leaf that stays between a quarter of
+     * a page and a page, under branches that stay as they are but for the child's reference and
+     * count. Writes the path's new pages by copying the old ones' bytes around the change (the
+     * bytes {@link TreeNode#encode} would write), no node decoded.
+     *
+     * @param depth the path's length in {@link #levels}, 0 for an empty tree
+     * @param pos   the key's index in the leaf, or {@code -(insertion point) - 1}
+     * @return the new root word, or 0 if the change needs {@link #rewrite} (a split, a merge, an
+     *         overflow value, an emptied leaf)
+     */
+    private long inPlace(int depth, byte[] key, int pos, Object stored, byte[] next) {
+        if (depth == 0 || stored instanceof TreeNode.Overflow
+                || next != null && 2 + LEAF_ENTRY_HEADER + key.length + next.length > PageLayout.maxEntry(pageSize)) {
+            return 0;
+        }
+        byte[] leaf = levels[depth - 1];
+        int count = PageLayout.getU16(leaf, PageLayout.COUNT);
+        int used = PageLayout.getInt(leaf, PageLayout.USED);
+        int oldEntry = stored == null ? 0 : 2 + LEAF_ENTRY_HEADER + key.length + ((byte[]) stored).length;
+        int newEntry = next == null ? 0 : 2 + LEAF_ENTRY_HEADER + key.length + next.length;
+        int newCount = count + (stored == null ? 1 : next == null ? -1 : 0);
+        int newUsed = used - oldEntry + newEntry;
+        if (newCount == 0 || newUsed > pageSize || depth > 1 && newUsed < pageSize / 4) {
+            return 0;
+        }
+        for (int level = 0; level < depth - 1; level++) {
+            byte[] branch = levels[level];
+            if (level == 0 ? PageLayout.getU16(branch, PageLayout.COUNT) < 2 : PageLayout.getInt(branch, PageLayout.USED) < pageSize / 4) {
+                return 0; // the root gives way to its one child, or the branch merges: rewrite
+            }
+        }
+        spliceLeaf(leaf, pathPages[depth - 1], count, pos, key, next, newCount, newUsed);
+        retire(pathPages[depth - 1]);
+        long ref = write(buf, newUsed);
+        long delta = newCount - count;
+        for (int level = depth - 2; level >= 0; level--) {
+            byte[] branch = levels[level];
+            int branchUsed = PageLayout.getInt(branch, PageLayout.USED);
+            int at = PageLayout.entry(branch, pathPages[level], pathChild[level], PageLayout.BRANCH_ENTRY_HEADER);
+            PageLayout.putLong(branch, at, ref);
+            PageLayout.putLong(branch, at + 8, PageLayout.getLong(branch, at + 8) + delta);
+            retire(pathPages[level]);
+            ref = write(branch, branchUsed);
+        }
+        return ref;
+    }
+
+    /**
+     * Writes into {@link #buf} the leaf {@code leaf} with the key's entry put ({@code next}) or
+     * removed ({@code next == null}) at {@code pos}: entries in key order after the offset table.
+     */
+    private void spliceLeaf(byte[] leaf, int number, int count, int pos, byte[] key, byte[] next, int newCount, int newUsed) {
+        int used = PageLayout.getInt(leaf, PageLayout.USED);
+        int index = pos >= 0 ? pos : -pos - 1;
+        int tableEnd = BODY + 2 * count;
+        int entryAt = index < count ? PageLayout.entry(leaf, number, index, LEAF_ENTRY_HEADER) : used;
+        int entryEnd = pos >= 0 ? (index + 1 < count ? PageLayout.entry(leaf, number, index + 1, LEAF_ENTRY_HEADER) : used) : entryAt;
+        int newTableEnd = BODY + 2 * newCount;
+        int shift = newTableEnd - tableEnd; // of the entries before the change
+        System.arraycopy(leaf, 0, buf, 0, BODY);
+        buf[PageLayout.KIND + 1] = 0;
+        PageLayout.putU16(buf, PageLayout.COUNT, newCount);
+        PageLayout.putInt(buf, PageLayout.USED, newUsed);
+        PageLayout.putInt(buf, PageLayout.NEXT, 0);
+        System.arraycopy(leaf, tableEnd, buf, newTableEnd, entryAt - tableEnd);
+        int at = entryAt + shift;
+        int written = 0;
+        if (next != null) {
+            PageLayout.putU16(buf, at, key.length);
+            buf[at + 2] = PageLayout.INLINE;
+            PageLayout.putInt(buf, at + 3, next.length);
+            System.arraycopy(key, 0, buf, at + LEAF_ENTRY_HEADER, key.length);
+            System.arraycopy(next, 0, buf, at + LEAF_ENTRY_HEADER + key.length, next.length);
+            written = LEAF_ENTRY_HEADER + key.length + next.length;
+        }
+        int after = at + written - entryEnd; // the shift of the entries after the change
+        System.arraycopy(leaf, entryEnd, buf, entryEnd + after, used - entryEnd);
+        int j = 0;
+        for (int i = 0; i < count; i++) {
+            int offset = PageLayout.getU16(leaf, BODY + 2 * i);
+            if (i == index) {
+                if (next != null) {
+                    PageLayout.putU16(buf, BODY + 2 * j++, at);
+                }
+                if (pos >= 0) {
+                    continue; // the old entry, replaced or removed
+                }
+            }
+            PageLayout.putU16(buf, BODY + 2 * j++, offset + (i < index ? shift : after));
+        }
+        if (index == count) {
+            PageLayout.putU16(buf, BODY + 2 * j, at); // appended after the last
+        }
+    }
+
+    /**
+     * The general change: the path decoded into nodes, the leaf changed, then written bottom up
+     * with splits and merges ({@link #rewrite(List, List, List, int)}).
+     *
+     * @return the new root word
+     */
+    private long rewrite(int depth, byte[] key, int pos, Object stored, byte[] next) {
+        List<TreeNode> nodes = new ArrayList<>(depth + 1);
+        List<Integer> numbers = new ArrayList<>(depth + 1);
+        List<Integer> childIndex = new ArrayList<>(depth);
+        if (depth == 0) {
+            nodes.add(TreeNode.newLeaf());
+            numbers.add(0);
+        }
+        for (int level = 0; level < depth; level++) {
+            nodes.add(TreeNode.decode(levels[level], pathPages[level], pageSize));
+            numbers.add(pathPages[level]);
+            if (level < depth - 1) {
+                childIndex.add(pathChild[level]);
+            }
+        }
+        TreeNode leaf = nodes.get(nodes.size() - 1);
+        if (stored instanceof TreeNode.Overflow o) {
+            retireOverflow(o);
+        }
+        int changedAt;
+        if (next == null) {
+            leaf.keys.remove(pos);
+            leaf.values.remove(pos);
+            changedAt = -1;
+        } else {
+            Object value = valueFor(key, next);
+            changedAt = pos >= 0 ? pos : -pos - 1;
+            if (pos >= 0) {
+                leaf.values.set(pos, value);
+            } else {
+                leaf.keys.add(changedAt, key);
+                leaf.values.add(changedAt, value);
+            }
+        }
+        return rewrite(nodes, numbers, childIndex, changedAt);
     }
 
     /** Empties the map: publishes an empty root, then frees every page the tree held. */
@@ -346,11 +492,16 @@ final class TreeWriter {
     // ---------------------------------------------------------------- pages
 
     private long write(TreeNode node) {
-        int page = pages.allocate();
-        taken.set(page);
         Arrays.fill(buf, 0, PageLayout.BODY, (byte) 0);
         int used = node.encode(buf);
-        return pages.write(page, buf, used);
+        return write(buf, used);
+    }
+
+    /** Writes a node's bytes to a new page. @return its reference */
+    private long write(byte[] bytes, int used) {
+        int page = pages.allocate();
+        taken.set(page);
+        return pages.write(page, bytes, used);
     }
 
     private TreeNode node(long ref) {
