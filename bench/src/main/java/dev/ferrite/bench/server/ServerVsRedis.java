@@ -235,12 +235,10 @@ public final class ServerVsRedis {
                 results.memory(s.name, keys, Tools.infoField(info, "used_memory"), s.residentBytes());
                 for (String type : ELEMENT_TYPES) {
                     s.call("FLUSHALL");
-                    Tools.settle(s);
-                    long before = Tools.infoField(s.call("INFO", "memory"), "used_memory");
+                    long before = Tools.settledMemory(s);
                     out.println("memory: loading " + MEMORY_ELEMENTS + " elements into one " + type + " of " + s.name);
                     s.loadElements(type, MEMORY_ELEMENTS);
-                    Tools.settle(s);
-                    long after = Tools.infoField(s.call("INFO", "memory"), "used_memory");
+                    long after = Tools.settledMemory(s);
                     results.elementMemory(s.name, type, (double) (after - before) / MEMORY_ELEMENTS);
                 }
             }

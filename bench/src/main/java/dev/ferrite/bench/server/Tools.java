@@ -90,6 +90,23 @@ final class Tools {
     }
 
     /** Lets a server reach its resting memory: a full GC for the JVM server (jcmd), then a second's pause. */
+    /**
+     * @return the server's {@code used_memory} once it stops changing (at most 30 s): Ferrite
+     *         frees a flushed collection's elements in the background, after FLUSHALL answered
+     */
+    static long settledMemory(ServerProcess server) throws IOException, InterruptedException {
+        long previous = -1;
+        for (int i = 0; i < 30; i++) {
+            settle(server);
+            long now = infoField(server.call("INFO", "memory"), "used_memory");
+            if (now == previous) {
+                return now;
+            }
+            previous = now;
+        }
+        return previous;
+    }
+
     static void settle(ServerProcess server) throws IOException, InterruptedException {
         if (server.name.equals("Ferrite")) {
             Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
