@@ -83,6 +83,11 @@ final class PageStore {
         return s.getIntVolatile(at + STAMP) == stamp ? next : -1;
     }
 
+    /** @return the int at {@code from} of a page (the writer's read of a stable page) */
+    int getInt(int page, int from) {
+        return segment(page).getInt(offset(page) + from);
+    }
+
     /** @return the long at {@code from} of a page (the writer's read of a stable page) */
     long getLong(int page, int from) {
         return segment(page).getLong(offset(page) + from);

@@ -139,7 +139,7 @@ final class TreeWriter {
         int newEntry = next == null ? 0 : 2 + LEAF_ENTRY_HEADER + key.length + next.length;
         int newCount = count + (stored == null ? 1 : next == null ? -1 : 0);
         int newUsed = used - oldEntry + newEntry;
-        if (newCount == 0 || newUsed > pageSize || depth > 1 && newUsed < pageSize / 4) {
+        if (newCount == 0 || newUsed > pageSize || depth > 1 && newUsed < pageSize / 4 && mergeable(depth, newUsed)) {
             return 0;
         }
         for (int level = 0; level < depth - 1; level++) {
@@ -162,6 +162,21 @@ final class TreeWriter {
             ref = write(branch, branchUsed);
         }
         return ref;
+    }
+
+    /**
+     * @return whether a leaf of {@code used} bytes under a quarter of a page would be merged with
+     *         its neighbour ({@link #mergeWithNeighbour}'s test): if not, it is written as it is
+     */
+    private boolean mergeable(int depth, int used) {
+        byte[] parent = levels[depth - 2];
+        int i = pathChild[depth - 2];
+        int other = i > 0 ? i - 1 : i + 1;
+        if (other >= PageLayout.getU16(parent, PageLayout.COUNT)) {
+            return false;
+        }
+        int neighbour = SortedLayout.refPage(PageLayout.childRef(parent, pathPages[depth - 2], other));
+        return pages.getInt(neighbour, PageLayout.USED) + used - BODY <= pageSize * 3 / 4;
     }
 
     /**

@@ -182,6 +182,11 @@ final class CollectionStore implements AutoCloseable {
         return tree.subMap(CollectionLayout.elementsFrom(id), true, CollectionLayout.elementsTo(id), false);
     }
 
+    /** @return whether collection {@code id} has no element (one descent of the tree) */
+    boolean isEmpty(long id) {
+        return elements(id).isEmpty();
+    }
+
     /** @return the number of elements of collection {@code id}, in O(log n) */
     long size(long id) {
         return elements(id).size();

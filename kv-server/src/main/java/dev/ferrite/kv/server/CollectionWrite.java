@@ -84,7 +84,7 @@ final class CollectionWrite {
                 result = store.change(() -> {
                     op[0] = new Op(existing == 0 ? store.create(owner) : existing, existing == 0);
                     T r = change.apply(op[0]);
-                    if (store.size(op[0].id) == 0) {
+                    if (store.isEmpty(op[0].id)) {
                         if (existing == 0) {
                             throw new Empty(r);
                         }

@@ -69,7 +69,11 @@ final class SortedSetStore {
      * @return the removed members' keys by score, in the order taken
      */
     static List<byte[]> pop(CollectionStore store, long id, long count, boolean highest) {
-        List<byte[]> taken = keys(store, id, new Ranks(0, store.size(id)), highest, 0, count);
+        List<byte[]> taken = new ArrayList<>((int) Math.min(count, 1024));
+        Iterator<byte[]> it = highest ? store.scores(id).descendingKeySet().iterator() : store.scores(id).keySet().iterator();
+        while (taken.size() < count && it.hasNext()) {
+            taken.add(it.next());
+        }
         removeAll(store, id, taken);
         return taken;
     }
