@@ -11,10 +11,10 @@ import java.util.List;
  * The blocking commands: BLPOP BRPOP (key [key ...] timeout), BLMPOP (and its non-blocking
  * LMPOP), BLMOVE (source destination LEFT|RIGHT LEFT|RIGHT timeout) and BRPOPLPUSH (source
  * destination timeout) of lists; BZPOPMIN BZPOPMAX and BZMPOP (and ZMPOP) of sorted sets; with
- * Redis's replies and errors. One that finds an element answers at once, as its non-blocking kin; one that finds
- * none waits ({@link Blocked}, {@link BlockingWaits}) until a write gives one of its keys an
- * element or its timeout (seconds, fractions allowed, 0 for ever) passes, then answers nil. Inside
- * EXEC it does not wait. Stateless.
+ * Redis's replies and errors. One that finds an element answers at once, as its non-blocking kin;
+ * one that finds none waits ({@link Blocked}, {@link BlockingWaits}) until a write gives one of its
+ * keys an element or its timeout (seconds, fractions allowed, 0 for ever) passes, then answers nil.
+ * Inside EXEC it does not wait. Stateless.
  */
 final class BlockingCommands {
 

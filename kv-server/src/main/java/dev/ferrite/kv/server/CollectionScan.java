@@ -14,7 +14,8 @@ import java.util.function.UnaryOperator;
 
 /**
  * Walks of one collection's elements: HSCAN, SSCAN and ZSCAN ({@code key cursor [MATCH pattern]
- * [COUNT count]}, and HSCAN's {@code NOVALUES}, ZSCAN's {@code NOSCORES}), and random picks (HRANDFIELD, SRANDMEMBER, SPOP). A scan's cursor is the rank
+ * [COUNT count]}, and HSCAN's {@code NOVALUES}, ZSCAN's {@code NOSCORES}), and random picks
+ * (HRANDFIELD, SRANDMEMBER, SPOP, ZRANDMEMBER). A scan's cursor is the rank
  * of the element it goes on from, in the elements' order; a collection small enough for Redis's
  * compact encodings (at most 128 elements) is answered whole with cursor 0, as Redis does. A rank
  * cursor returns every element present for the whole scan as long as no element before the cursor

@@ -32,7 +32,9 @@ import static dev.ferrite.kv.server.CollectionLayout.Owner;
  *
  * <p>A command that changes collections holds the store's lock for its whole run ({@link #locked})
  * and makes its changes of the tree in atomic changes ({@link #change}): all of one or none, across
- * a crash. The store's memory is one writer's at a time anyway; reads take no lock. Thread-safe.
+ * a crash. The store's memory is one writer's at a time anyway; reads take no lock, but those
+ * that must see several elements of one state (a sorted set's ranges, ranks, combinations) run
+ * under it. Thread-safe.
  */
 final class CollectionStore implements AutoCloseable {
 
