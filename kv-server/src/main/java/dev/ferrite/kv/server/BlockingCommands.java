@@ -212,12 +212,7 @@ final class BlockingCommands {
     private static RedisMessage zpopOne(ServerContext c, ClientSession s, byte[][] keys, boolean highest) {
         for (byte[] key : keys) {
             if (holds(c.keyspace(s), s, key, ValueLayout.ZSET)) {
-                List<byte[]> one = CollectionWrite.run(c, s, key, ValueLayout.ZSET, false, KeyspaceEvents.ZSET,
-                        highest ? "zpopmax" : "zpopmin", op -> {
-                            List<byte[]> t = SortedSetStore.pop(c.databases.collections(), op.id, 1, highest);
-                            op.changed = !t.isEmpty();
-                            return t;
-                        }, List::of);
+                List<byte[]> one = SortedSetCommands.take(c, s, key, 1, highest);
                 if (!one.isEmpty()) {
                     s.blockedUntil = 0;
                     return Replies.array(List.of(Replies.bulk(key), Replies.bulk(CollectionLayout.scoreMember(one.get(0))),

@@ -238,13 +238,22 @@ final class SortedSetCommands {
             id(c, s, a[1]); // WRONGTYPE if it is not a sorted set
             return Replies.array(List.of());
         }
-        long most = count;
-        return CollectionWrite.run(c, s, a[1], ValueLayout.ZSET, false, KeyspaceEvents.ZSET,
+        return members(take(c, s, a[1], count, highest), true);
+    }
+
+    /**
+     * Removes up to {@code count} members from one end of the sorted set at {@code key}: ZPOPMIN,
+     * ZPOPMAX and their multi-key and blocking forms.
+     *
+     * @return the removed members' keys by score, in the order taken; none if the key holds no sorted set
+     */
+    static List<byte[]> take(ServerContext c, ClientSession s, byte[] key, long count, boolean highest) {
+        return CollectionWrite.run(c, s, key, ValueLayout.ZSET, false, KeyspaceEvents.ZSET,
                 highest ? "zpopmax" : "zpopmin", op -> {
-                    List<byte[]> taken = SortedSetStore.pop(c.databases.collections(), op.id, most, highest);
+                    List<byte[]> taken = SortedSetStore.pop(c.databases.collections(), op.id, count, highest);
                     op.changed = !taken.isEmpty();
-                    return members(taken, true);
-                }, () -> Replies.array(List.of()));
+                    return taken;
+                }, List::of);
     }
 
     /**
@@ -253,12 +262,7 @@ final class SortedSetCommands {
      * @return [key, [[member, score] ...]], or null if the key holds no sorted set
      */
     static RedisMessage popFrom(ServerContext c, ClientSession s, byte[] key, long count, boolean highest) {
-        List<byte[]> taken = CollectionWrite.run(c, s, key, ValueLayout.ZSET, false, KeyspaceEvents.ZSET,
-                highest ? "zpopmax" : "zpopmin", op -> {
-                    List<byte[]> t = SortedSetStore.pop(c.databases.collections(), op.id, count, highest);
-                    op.changed = !t.isEmpty();
-                    return t;
-                }, List::of);
+        List<byte[]> taken = take(c, s, key, count, highest);
         return taken.isEmpty() ? null : Replies.array(List.of(Replies.bulk(key), pairs(taken)));
     }
 
