@@ -138,6 +138,27 @@ public final class FerriteSortedMap<K, V> extends SortedView<K, V> implements Au
     }
 
     /**
+     * Runs {@code body} as this map's one writer of every process: the map's writers of this and
+     * other processes wait until it returns (readers do not), so a sequence of reads and changes
+     * sees no other writer's change between its steps. Each change inside is published when it
+     * returns, as outside; an {@link #atomically atomic change} inside is one change of its own, and
+     * a throw out of it undoes that change alone. A process dying inside costs only its unfinished
+     * change: the next writer takes the lock over.
+     *
+     * @param body what to do; it may read and change this map (not from other threads: their
+     *             changes wait for this run to end)
+     * @param <R>  what it returns
+     * @return what {@code body} returned
+     * @throws IllegalStateException if the calling thread already runs a change, an atomic change or
+     *                               an exclusive run of this map
+     * @throws UnsupportedOperationException if the map is read-only
+     */
+    public <R> R exclusively(Supplier<R> body) {
+        Objects.requireNonNull(body, "body");
+        return store.exclusively(body);
+    }
+
+    /**
      * As {@link #atomically(Supplier)}, for a body that returns nothing.
      *
      * @param body what to do

@@ -46,6 +46,8 @@ final class SortedStore implements AutoCloseable {
     private volatile Thread atomicThread;
     /** Whether a change function runs now (under {@link #local}): a change inside it is recursion. */
     private boolean changing;
+    /** Whether the thread holding {@link #local} runs {@link #exclusively}: its changes take no lock again. */
+    private boolean exclusive;
     /** The lock word when this process opened the map, and its holder's pid (0 if none or unknown). */
     private final long lockAtOpen;
     private final long pidAtOpen;
@@ -189,12 +191,12 @@ final class SortedStore implements AutoCloseable {
             throw new UnsupportedOperationException("sorted map '" + name + "' is open read-only");
         }
         if (local.isHeldByCurrentThread()) {
-            if (changing || atomicThread != Thread.currentThread()) {
+            if (changing || atomicThread != Thread.currentThread() && !exclusive) {
                 throw new IllegalStateException("recursive update: this thread already changes sorted map '" + name
                         + "' (a function given to compute, merge or replaceAll must not write the map)");
             }
             checkOpen();
-            return change(change); // inside this thread's atomic change
+            return change(change); // inside this thread's atomic change, or its exclusive run (the lock is held)
         }
         local.lock();
         try {
@@ -233,31 +235,73 @@ final class SortedStore implements AutoCloseable {
             throw new UnsupportedOperationException("sorted map '" + name + "' is open read-only");
         }
         if (local.isHeldByCurrentThread()) {
-            if (changing || atomicThread != Thread.currentThread()) {
+            if (changing || atomicThread != Thread.currentThread() && !exclusive) {
                 throw new IllegalStateException("an atomic change of sorted map '" + name
                         + "' cannot start inside a function given to one of its changes");
             }
-            return body.get();
+            return atomicThread == Thread.currentThread() ? body.get() : atomic(body);
         }
         local.lock();
         try {
             checkOpen();
             acquire();
             try {
-                writer.begin();
-                atomicThread = Thread.currentThread();
-                T result;
-                try {
-                    result = body.get();
-                } catch (RuntimeException | Error e) {
-                    writer.rollback();
-                    throw e;
-                }
-                checkOpen();
-                writer.commit();
-                return result;
+                return atomic(body);
             } finally {
-                atomicThread = null;
+                release();
+            }
+        } finally {
+            local.unlock();
+        }
+    }
+
+    /** Runs {@code body} as one atomic change; the calling thread holds the lock. */
+    private <T> T atomic(java.util.function.Supplier<T> body) {
+        checkOpen();
+        writer.begin();
+        atomicThread = Thread.currentThread();
+        try {
+            T result;
+            try {
+                result = body.get();
+            } catch (RuntimeException | Error e) {
+                writer.rollback();
+                throw e;
+            }
+            checkOpen();
+            writer.commit();
+            return result;
+        } finally {
+            atomicThread = null;
+        }
+    }
+
+    /**
+     * Runs {@code body} as the map's one writer of every process: it takes the lock (as a change
+     * does) and keeps it until {@code body} returns, so that a sequence of reads and changes runs
+     * with no other writer between them. Each change inside is published as it returns; an atomic
+     * change inside is one change of its own (a throw out of it undoes it alone).
+     *
+     * @throws IllegalStateException if the calling thread already runs a change, an atomic change
+     *                               or an exclusive run of this map
+     */
+    <T> T exclusively(java.util.function.Supplier<T> body) {
+        if (readOnly) {
+            throw new UnsupportedOperationException("sorted map '" + name + "' is open read-only");
+        }
+        if (local.isHeldByCurrentThread()) {
+            throw new IllegalStateException("an exclusive run of sorted map '" + name
+                    + "' cannot start inside one of its changes or exclusive runs");
+        }
+        local.lock();
+        try {
+            checkOpen();
+            acquire();
+            exclusive = true;
+            try {
+                return body.get();
+            } finally {
+                exclusive = false;
                 release();
             }
         } finally {
@@ -365,8 +409,8 @@ final class SortedStore implements AutoCloseable {
         if (closed) {
             return;
         }
-        if (atomicThread == Thread.currentThread()) {
-            throw new IllegalStateException("sorted map '" + name + "' cannot be closed inside its own atomic change");
+        if (atomicThread == Thread.currentThread() || exclusive && local.isHeldByCurrentThread()) {
+            throw new IllegalStateException("sorted map '" + name + "' cannot be closed inside its own atomic change or exclusive run");
         }
         local.lock();
         try {

@@ -206,4 +206,43 @@ class SortedMapAtomicTest {
             assertEquals(Map.of("c", "z"), map);
         }
     }
+
+    @Test
+    void anExclusiveRunKeepsOtherWritersOutAndItsAtomicChangesAreEachTheirOwn() throws Exception {
+        try (FerriteSortedMap<String, String> map = FerriteSortedMap.builder(Codec.utf8(), Codec.utf8())
+                .pool(pool, "exclusive").create()) {
+            CompletableFuture<String> other = new CompletableFuture<>();
+            String result = map.exclusively(() -> {
+                map.put("a", "1");
+                assertThrows(Abort.class, () -> map.atomically(() -> {
+                    map.put("b", "2");
+                    throw new Abort(); // undoes this change alone
+                }));
+                map.atomically(() -> map.put("c", "3"));
+                assertEquals(Map.of("a", "1", "c", "3"), map);
+                Thread writer = new Thread(() -> other.complete(map.put("a", "other")));
+                writer.start();
+                try {
+                    Thread.sleep(200);
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                }
+                assertTrue(!other.isDone(), "another thread's write waits for the exclusive run");
+                assertEquals("1", map.get("a"));
+                assertEquals("3", CompletableFuture.supplyAsync(() -> map.get("c")).join()); // readers do not wait
+                return "done";
+            });
+            assertEquals("done", result);
+            assertEquals("1", other.get(30, TimeUnit.SECONDS));
+            assertEquals(Map.of("a", "other", "c", "3"), map);
+            assertThrows(IllegalStateException.class, () -> map.exclusively(() -> map.exclusively(() -> "x")));
+            assertThrows(IllegalStateException.class, () -> map.atomically(() -> map.exclusively(() -> "x")));
+            assertThrows(IllegalStateException.class, () -> map.exclusively(() -> {
+                map.close();
+                return null;
+            }));
+            assertEquals("v", map.exclusively(() -> map.merge("d", "v", String::concat)));
+            SortedMapModelTest.assertNoPageLost(map);
+        }
+    }
 }

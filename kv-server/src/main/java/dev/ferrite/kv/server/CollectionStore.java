@@ -2,6 +2,8 @@ package dev.ferrite.kv.server;
 
 import dev.ferrite.ChunkPool;
 import dev.ferrite.Ferrite;
+import dev.ferrite.FerriteException;
+import dev.ferrite.Segment;
 import dev.ferrite.PoolSpec;
 import dev.ferrite.kv.Codec;
 import dev.ferrite.kv.FerriteSortedMap;
@@ -16,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
 
@@ -51,7 +52,10 @@ final class CollectionStore implements AutoCloseable {
 
     private final ChunkPool pool;
     private final FerriteSortedMap<byte[], byte[]> tree;
-    private final ReentrantLock lock = new ReentrantLock();
+    /** The {@link CountersLayout} segment. */
+    private final Segment counters;
+    /** Set while the calling thread runs {@link #locked}. */
+    private final ThreadLocal<Boolean> lockHolder = new ThreadLocal<>();
     private final ConcurrentLinkedQueue<Long> hints = new ConcurrentLinkedQueue<>();
     private volatile boolean unforced;
 
@@ -75,12 +79,72 @@ final class CollectionStore implements AutoCloseable {
             directory.publish(made, file);
         }
         pool = memory.openPool(spec(file));
+        FerriteSortedMap<byte[], byte[]> t = null;
         try {
-            tree = builder(pool).open();
+            t = builder(pool).open();
+            counters = pool.open(CountersLayout.NAME).orElseGet(() -> pool.allocate(CountersLayout.NAME, CountersLayout.SIZE));
         } catch (RuntimeException e) {
-            pool.close();
+            closeAfterFailure(t, pool);
             throw e;
         }
+        tree = t;
+    }
+
+    /**
+     * Opens the store of a data directory a server has made, beside the server that may run on it
+     * (for {@link KvDatabase}).
+     *
+     * @param backend the Ferrite backend, or null for the default
+     * @throws FerriteException if the directory has no store, or one of a server older than the counters
+     */
+    CollectionStore(Path directory, String backend) {
+        MemoryBackend memory = backend == null ? Ferrite.backend() : Ferrite.backend(backend);
+        Path file = directory.resolve(FILE);
+        if (!Files.exists(file)) {
+            throw new FerriteException("no KV server data in " + directory + ": " + FILE
+                    + " is missing (a server makes it when it first starts on the directory)");
+        }
+        pool = memory.openPool(spec(file));
+        FerriteSortedMap<byte[], byte[]> t = null;
+        try {
+            t = builder(pool).open();
+            counters = pool.open(CountersLayout.NAME).orElseThrow(() -> new FerriteException(file
+                    + " has no shared counters: start this version of the server on the directory once first"));
+        } catch (RuntimeException e) {
+            closeAfterFailure(t, pool);
+            throw e;
+        }
+        tree = t;
+    }
+
+    private static void closeAfterFailure(FerriteSortedMap<byte[], byte[]> tree, ChunkPool pool) {
+        try {
+            if (tree != null) {
+                tree.close();
+            }
+        } finally {
+            pool.close();
+        }
+    }
+
+    /** @return the manifest generation ({@link CountersLayout#MANIFEST_GENERATION}), read now */
+    long manifestGeneration() {
+        return counters.getLongVolatile(CountersLayout.MANIFEST_GENERATION);
+    }
+
+    /** Counts a change of the manifest, once it is written; under {@link #locked}. */
+    void manifestChanged() {
+        counters.getAndAddLong(CountersLayout.MANIFEST_GENERATION, 1);
+    }
+
+    /** @return the in-process databases' expiry writes ({@link CountersLayout#EXPIRY_WRITES}), read now */
+    long sharedExpiryWrites() {
+        return counters.getLongVolatile(CountersLayout.EXPIRY_WRITES);
+    }
+
+    /** Counts an expiry write of an in-process database, after it landed. */
+    void countSharedExpiryWrite() {
+        counters.getAndAddLong(CountersLayout.EXPIRY_WRITES, 1);
     }
 
     private static PoolSpec spec(Path file) {
@@ -96,19 +160,30 @@ final class CollectionStore implements AutoCloseable {
      *         than the store keeps, else null
      */
     RedisMessage tooLong(byte[] member) {
-        int max = tree.maxKeySize() - CollectionLayout.PREFIX;
+        int max = maxMemberBytes();
         return member.length <= max ? null : Replies.error("ERR member of " + member.length
                 + " bytes is longer than the longest this server keeps in a collection, " + max);
     }
 
-    /** Runs a collection command's body holding the store's lock. */
+    /** @return the longest member (hash field, set member...) the store keeps, in bytes */
+    int maxMemberBytes() {
+        return tree.maxKeySize() - CollectionLayout.PREFIX;
+    }
+
+    /**
+     * Runs a collection command's body holding the store's lock: its tree's writer lock, which
+     * every process that opened the store shares ({@link FerriteSortedMap#exclusively}). Inside
+     * it, a second call runs the body as it is.
+     */
     <T> T locked(Supplier<T> body) {
-        lock.lock();
-        try {
-            return body.get();
-        } finally {
-            lock.unlock();
-        }
+        return lockHolder.get() != null ? body.get() : tree.exclusively(() -> {
+            lockHolder.set(Boolean.TRUE);
+            try {
+                return body.get();
+            } finally {
+                lockHolder.remove();
+            }
+        });
     }
 
     /**
@@ -340,6 +415,7 @@ final class CollectionStore implements AutoCloseable {
     @Override
     public void close() {
         try {
+            counters.close();
             tree.close();
         } finally {
             pool.close();

@@ -53,6 +53,41 @@ final class CollectionWrite {
     private CollectionWrite() {
     }
 
+    /** Where a command finds the collection of a key, and names a new one: a database's keys. */
+    interface Keys {
+        /**
+         * @return the stored value of a live key, or null if the key is absent or expired
+         * @throws WrongType if it holds a value of another type than {@code type}
+         */
+        byte[] collection(byte[] key, byte type);
+
+        /** @return who names a new collection at {@code key} (the database's file and the key) */
+        CollectionLayout.Owner owner(byte[] key);
+
+        /**
+         * Makes a key name a new collection, unless a live value appeared there meanwhile.
+         *
+         * @throws WrongType if the key holds a live value now
+         */
+        void publishCollection(byte[] key, byte[] stored);
+
+        /** Removes a key's collection if the key still names it. @return whether it was removed */
+        boolean dropCollection(byte[] key, byte[] stored);
+
+        /** A new collection that no key names (its key took another value meanwhile) is to be dropped. */
+        void abandoned(long id);
+    }
+
+    /** What {@link #apply} did. */
+    static final class Outcome<T> {
+        /** The change's result. */
+        T result;
+        /** Whether the change changed an element. */
+        boolean changed;
+        /** Whether the key went with the collection's last element. */
+        boolean dropped;
+    }
+
     /**
      * Runs a command on the collection of type {@code type} at {@code key}.
      *
@@ -71,51 +106,69 @@ final class CollectionWrite {
             ks.writable(); // the database first: its deferred creation throws before anything is changed
         }
         return store.locked(() -> {
-            byte[] stored = ks.collection(key, type);
-            if (stored == null && !create) {
+            Outcome<T> o = apply(store, ks, key, type, create, change);
+            if (o == null) {
                 return absent.get();
             }
-            long existing = stored == null ? 0 : ValueLayout.id(stored);
-            CollectionLayout.Owner owner = existing == 0 ? ks.owner(key) : null;
-            Op[] op = {null};
-            boolean[] dropped = {false};
-            T result;
-            try {
-                result = store.change(() -> {
-                    op[0] = new Op(existing == 0 ? store.create(owner) : existing, existing == 0);
-                    T r = change.apply(op[0]);
-                    if (store.isEmpty(op[0].id)) {
-                        if (existing == 0) {
-                            throw new Empty(r);
-                        }
-                        dropped[0] = ks.dropCollection(key, stored); // the key goes with its last element
-                    }
-                    return r;
-                });
-            } catch (Empty e) {
-                @SuppressWarnings("unchecked")
-                T r = (T) e.result;
-                return r;
-            }
-            if (existing == 0) {
-                try {
-                    ks.publishCollection(key, ValueLayout.collection(type, op[0].id));
-                } catch (WrongType e) {
-                    store.hint(op[0].id); // a string took the key meanwhile: the new elements go
-                    throw e;
-                }
-            }
-            if (op[0].changed) {
+            if (o.changed) {
                 ks.emit(key, eventClass, event);
-                if ((type == ValueLayout.LIST || type == ValueLayout.ZSET) && !dropped[0]) {
+                if ((type == ValueLayout.LIST || type == ValueLayout.ZSET) && !o.dropped) {
                     c.blocking.signal(s.db, key); // elements: a client blocked on the key may take one
                 }
             }
-            if (dropped[0]) {
+            if (o.dropped) {
                 ks.emit(key, KeyspaceEvents.GENERIC, "del");
             }
-            return result;
+            return o.result;
         });
+    }
+
+    /**
+     * Changes the collection of type {@code type} at {@code key} as one atomic change of the store
+     * (a new one made under a new id and named once its elements are there; one the change
+     * empties unnamed before the change is published). Under the store's lock.
+     *
+     * @param create whether an absent key gets a new collection
+     * @return what happened, or null if the key holds no collection and none is made
+     * @throws WrongType if the key holds a value of another type
+     */
+    static <T> Outcome<T> apply(CollectionStore store, Keys keys, byte[] key, byte type, boolean create, Change<T> change) {
+        byte[] stored = keys.collection(key, type);
+        if (stored == null && !create) {
+            return null;
+        }
+        long existing = stored == null ? 0 : ValueLayout.id(stored);
+        CollectionLayout.Owner owner = existing == 0 ? keys.owner(key) : null;
+        Op[] op = {null};
+        Outcome<T> o = new Outcome<>();
+        try {
+            o.result = store.change(() -> {
+                op[0] = new Op(existing == 0 ? store.create(owner) : existing, existing == 0);
+                T r = change.apply(op[0]);
+                if (store.isEmpty(op[0].id)) {
+                    if (existing == 0) {
+                        throw new Empty(r);
+                    }
+                    o.dropped = keys.dropCollection(key, stored); // the key goes with its last element
+                }
+                return r;
+            });
+        } catch (Empty e) {
+            @SuppressWarnings("unchecked")
+            T r = (T) e.result;
+            o.result = r;
+            return o;
+        }
+        if (existing == 0) {
+            try {
+                keys.publishCollection(key, ValueLayout.collection(type, op[0].id));
+            } catch (WrongType e) {
+                keys.abandoned(op[0].id); // a string took the key meanwhile: the new elements go
+                throw e;
+            }
+        }
+        o.changed = op[0].changed;
+        return o;
     }
 
     /**

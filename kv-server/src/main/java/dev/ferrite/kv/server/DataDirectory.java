@@ -80,8 +80,23 @@ final class DataDirectory implements AutoCloseable {
         return dir.resolve(name);
     }
 
-    /** @return a name no database file has had in this directory yet, for a new database */
+    /**
+     * @return a name no database file in this directory has, made or being made, for a new
+     *         database; callers that may race another process for one hold the collection store's lock
+     */
     String newDatabaseName() {
+        try (DirectoryStream<Path> all = Files.newDirectoryStream(dir, "map-*")) {
+            for (Path p : all) {
+                String name = p.getFileName().toString();
+                java.util.regex.Matcher numbered = NUMBERED.matcher(name.endsWith(IN_PROGRESS)
+                        ? name.substring(0, name.length() - IN_PROGRESS.length()) : name);
+                if (numbered.matches()) {
+                    nextFile.accumulateAndGet(Long.parseLong(numbered.group(1)) + 1, Math::max);
+                }
+            }
+        } catch (IOException e) {
+            throw new FerriteException("cannot list the data directory " + dir + ": " + e, e);
+        }
         return "map-" + nextFile.getAndIncrement() + SUFFIX;
     }
 
@@ -138,15 +153,7 @@ final class DataDirectory implements AutoCloseable {
         try {
             Map<Integer, String> databases = new java.util.TreeMap<>();
             if (Files.exists(manifest)) {
-                List<String> lines = Files.readAllLines(manifest, StandardCharsets.UTF_8);
-                for (int n = 0; n < lines.size(); n++) {
-                    String[] f = lines.get(n).strip().split(" ");
-                    if (f.length != 2 || !f[0].matches("[0-9]{1,2}") || !(NUMBERED.matcher(f[1]).matches()
-                            || LEGACY.matcher(f[1]).matches()) || databases.put(Integer.parseInt(f[0]), f[1]) != null) {
-                        throw new dev.ferrite.CorruptFileException("line " + (n + 1) + " of " + manifest + " is '"
-                                + lines.get(n) + "', not '<database index> <file name>' once per index");
-                    }
-                }
+                databases.putAll(readManifest());
             } else {
                 try (DirectoryStream<Path> legacy = Files.newDirectoryStream(dir, "db*" + SUFFIX)) {
                     for (Path p : legacy) {
@@ -179,6 +186,36 @@ final class DataDirectory implements AutoCloseable {
         } catch (IOException e) {
             throw new FerriteException("cannot recover the data directory " + dir + ": " + e, e);
         }
+    }
+
+    /**
+     * Reads the manifest as it is now (it is replaced whole, so a read sees one version of it).
+     *
+     * @return the database file names by index; none if there is no manifest
+     * @throws dev.ferrite.CorruptFileException if a line is not {@code <index> <file name>}
+     */
+    Map<Integer, String> readManifest() {
+        Path manifest = dir.resolve(MANIFEST);
+        Map<Integer, String> databases = new java.util.TreeMap<>();
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(manifest, StandardCharsets.UTF_8);
+        } catch (java.nio.file.NoSuchFileException e) {
+            return databases;
+        } catch (IOException e) {
+            throw new FerriteException("cannot read the manifest " + manifest + ": " + e, e);
+        }
+        for (int n = 0; n < lines.size(); n++) {
+            String[] f = lines.get(n).strip().split(" ");
+            if (f.length != 2 || !f[0].matches("[0-9]{1,2}") || Integer.parseInt(f[0]) >= Databases.COUNT
+                    || !(NUMBERED.matcher(f[1]).matches() || LEGACY.matcher(f[1]).matches())
+                    || databases.put(Integer.parseInt(f[0]), f[1]) != null) {
+                throw new dev.ferrite.CorruptFileException("line " + (n + 1) + " of " + manifest + " is '"
+                        + lines.get(n) + "', not '<database index below " + Databases.COUNT
+                        + "> <file name>' once per index");
+            }
+        }
+        return databases;
     }
 
     /**

@@ -98,6 +98,8 @@ final class Databases implements AutoCloseable {
     private UndoJournal journal;
     /** The elements of the collections; null until opened. */
     private CollectionStore collections;
+    /** The manifest generation ({@link CountersLayout}) when this server last read or wrote the manifest. */
+    private volatile long seenGeneration;
 
     /**
      * Locks the directory, recovers what a crash left ({@link DataDirectory#recover}) and opens the
@@ -112,13 +114,17 @@ final class Databases implements AutoCloseable {
         this.backend = backend;
         this.directory.lock();
         try {
-            this.directory.recover().forEach((index, name) -> names[index] = name);
+            collections = new CollectionStore(this.directory, backend);
+            collections.locked(() -> { // an in-process database may be made meanwhile: its moves hold this lock
+                seenGeneration = collections.manifestGeneration();
+                this.directory.recover().forEach((index, name) -> names[index] = name);
+                return null;
+            });
             for (int i = 0; i < COUNT; i++) {
                 if (names[i] != null) {
                     get(i); // open what exists now, so a restart reports repairs and DBSIZE is at hand
                 }
             }
-            collections = new CollectionStore(this.directory, backend);
             journal = new UndoJournal(this.directory, backend);
             journal.recover(this, collections::finished);
             collections.forgetFinished();
@@ -161,8 +167,12 @@ final class Databases implements AutoCloseable {
         return names[index];
     }
 
-    /** @return the open map of the database whose file has that name, or null if none has */
+    /**
+     * @return the open map of the database whose file has that name, or null if none has (after
+     *         adopting the databases another process made)
+     */
     synchronized FerriteMap<byte[], byte[]> byFileName(String name) {
+        adopt();
         for (int i = 0; i < COUNT; i++) {
             if (name.equals(names[i])) {
                 return maps.get(i);
@@ -183,6 +193,44 @@ final class Databases implements AutoCloseable {
     }
 
     /**
+     * @return database {@code index} if it is open, after adopting the databases another process
+     *         made since the manifest was last read ({@link KvDatabase}), else null
+     */
+    private FerriteMap<byte[], byte[]> opened(int index) {
+        FerriteMap<byte[], byte[]> map = maps.get(index);
+        if (map == null && collections != null && collections.manifestGeneration() != seenGeneration) {
+            synchronized (this) {
+                adopt();
+            }
+            map = maps.get(index);
+        }
+        return map;
+    }
+
+    /**
+     * Opens the databases the manifest names that this server has not: made by another process
+     * ({@link KvDatabase}) since it last read the manifest. Only a server drops or swaps
+     * databases, so every other entry is as this server wrote it. Under this object's lock.
+     */
+    private void adopt() {
+        if (closed || collections == null) {
+            return;
+        }
+        long generation = collections.manifestGeneration(); // before the manifest: a later change moves it again
+        if (generation == seenGeneration) {
+            return;
+        }
+        directory.readManifest().forEach((index, name) -> {
+            if (names[index] == null && maps.get(index) == null) {
+                maps.set(index, builder(directory.file(name)).open());
+                names[index] = name;
+                LOG.info("database {} made by another process: {}", index, directory.file(name));
+            }
+        });
+        seenGeneration = generation;
+    }
+
+    /**
      * For an event loop, which must not wait for a creation: database {@code index} if it is open,
      * else its creation is started (once) on the creator thread and {@link DatabaseCreating} is
      * thrown, for the caller to run the command again when it is done.
@@ -191,7 +239,7 @@ final class Databases implements AutoCloseable {
      * @throws DatabaseCreating if it does not exist yet
      */
     FerriteMap<byte[], byte[]> getOrCreateLater(int index) {
-        FerriteMap<byte[], byte[]> map = maps.get(index);
+        FerriteMap<byte[], byte[]> map = opened(index);
         if (map != null) {
             return map;
         }
@@ -231,7 +279,7 @@ final class Databases implements AutoCloseable {
 
     /** @return database {@code index} if it is open (exists), else null; opens nothing */
     FerriteMap<byte[], byte[]> ifOpen(int index) {
-        return maps.get(index);
+        return opened(index);
     }
 
     /**
@@ -239,6 +287,7 @@ final class Databases implements AutoCloseable {
      * open; the map stays open until {@code use} returns, even if the database is flushed meanwhile.
      */
     void withOpen(int index, Consumer<FerriteMap<byte[], byte[]>> use) {
+        opened(index); // adopts a database another process made, outside the read lock (lock order)
         background.readLock().lock();
         try {
             FerriteMap<byte[], byte[]> map = maps.get(index);
@@ -253,47 +302,75 @@ final class Databases implements AutoCloseable {
     private FerriteMap<byte[], byte[]> open(int index) {
         while (true) {
             synchronized (this) {
-                if (closed) {
-                    throw new FerriteException("the server's databases are closed");
-                }
+                checkNotClosed();
+                adopt();
                 FerriteMap<byte[], byte[]> map = maps.get(index);
                 if (map != null) {
                     return map;
                 }
-                boolean fresh = names[index] == null;
-                if (!fresh || Files.exists(directory.spare())) {
-                    // A new database is the spare, renamed, opened, then named in the manifest.
-                    String name = fresh ? directory.newDatabaseName() : names[index];
-                    Path file = directory.file(name);
+                if (names[index] != null) {
                     long start = System.nanoTime();
-                    if (fresh) {
-                        directory.publish(directory.spare(), file);
-                        try {
-                            map = builder(file).open();
-                            names[index] = name;
-                            writeManifest();
-                        } catch (RuntimeException e) {
-                            if (map != null) {
-                                map.close();
-                            }
-                            names[index] = null;
-                            directory.drop(file);
-                            throw e;
-                        }
-                    } else {
-                        map = builder(file).open();
-                    }
+                    map = builder(directory.file(names[index])).open();
                     maps.set(index, map);
-                    LOG.info("database {} {} in {} ms: {} keys, {}", index, fresh ? "made" : "opened",
-                            (System.nanoTime() - start) / 1_000_000, map.longSize(), file);
+                    LOG.info("database {} opened in {} ms: {} keys, {}", index, (System.nanoTime() - start) / 1_000_000,
+                            map.longSize(), directory.file(names[index]));
                     return map;
                 }
             }
-            makeSpare(); // outside the lock: the event loops' flushes and lookups go on meanwhile
+            if (Files.exists(directory.spare())) {
+                FerriteMap<byte[], byte[]> made = collections.locked(() -> make(index)); // the manifest's moves hold it
+                if (made != null) {
+                    return made;
+                }
+            }
+            makeSpare(); // outside the locks: the event loops' flushes and lookups go on meanwhile
         }
     }
 
-    /** Writes the manifest from {@link #names}; called under this object's lock. */
+    /**
+     * Makes database {@code index} of the spare: renamed, opened, then named in the manifest.
+     * Under the collection store's lock.
+     *
+     * @return the database, or null if there is no spare any more
+     */
+    private synchronized FerriteMap<byte[], byte[]> make(int index) {
+        checkNotClosed();
+        adopt();
+        FerriteMap<byte[], byte[]> map = maps.get(index);
+        if (map != null || !Files.exists(directory.spare())) {
+            return map;
+        }
+        String name = directory.newDatabaseName();
+        Path file = directory.file(name);
+        long start = System.nanoTime();
+        directory.publish(directory.spare(), file);
+        try {
+            map = builder(file).open();
+            names[index] = name;
+            writeManifest();
+        } catch (RuntimeException e) {
+            if (map != null) {
+                map.close();
+            }
+            names[index] = null;
+            directory.drop(file);
+            throw e;
+        }
+        maps.set(index, map);
+        LOG.info("database {} made in {} ms: {}", index, (System.nanoTime() - start) / 1_000_000, file);
+        return map;
+    }
+
+    private void checkNotClosed() {
+        if (closed) {
+            throw new FerriteException("the server's databases are closed");
+        }
+    }
+
+    /**
+     * Writes the manifest from {@link #names} and counts the change for the other processes that
+     * hold databases; called under the collection store's lock and this object's, after {@link #adopt}.
+     */
     private void writeManifest() {
         Map<Integer, String> manifest = new LinkedHashMap<>();
         for (int i = 0; i < COUNT; i++) {
@@ -302,6 +379,8 @@ final class Databases implements AutoCloseable {
             }
         }
         directory.writeManifest(manifest);
+        collections.manifestChanged();
+        seenGeneration = collections.manifestGeneration();
     }
 
     private FerriteMapBuilder<byte[], byte[]> builder(Path file) {
@@ -346,12 +425,12 @@ final class Databases implements AutoCloseable {
      * manifest (its file is deleted after). Writes that other event loops run at the same instant
      * may land in the dropped map: they count as before the flush.
      */
-    synchronized void flush(int index) {
+    void flush(int index) {
         flush(List.of(index));
     }
 
     /** FLUSHALL: empties every database, all of them or none across a crash. */
-    synchronized void flushAll() {
+    void flushAll() {
         List<Integer> all = new ArrayList<>();
         for (int i = 0; i < COUNT; i++) {
             all.add(i);
@@ -360,6 +439,14 @@ final class Databases implements AutoCloseable {
     }
 
     private void flush(List<Integer> indexes) {
+        collections.locked(() -> {
+            flushLocked(indexes);
+            return null;
+        });
+    }
+
+    private synchronized void flushLocked(List<Integer> indexes) {
+        adopt();
         List<FerriteMap<byte[], byte[]>> dropped = new ArrayList<>();
         List<Path> files = new ArrayList<>();
         for (int i : indexes) {
@@ -384,10 +471,16 @@ final class Databases implements AutoCloseable {
      * SWAPDB: databases {@code a} and {@code b} trade places, in one step across a crash. A command
      * another event loop runs at the same instant on one of them counts as before the swap.
      */
-    synchronized void swap(int a, int b) {
-        if (closed) {
-            throw new FerriteException("the server's databases are closed");
-        }
+    void swap(int a, int b) {
+        collections.locked(() -> {
+            swapLocked(a, b);
+            return null;
+        });
+    }
+
+    private synchronized void swapLocked(int a, int b) {
+        checkNotClosed();
+        adopt();
         String name = names[a];
         names[a] = names[b];
         names[b] = name;

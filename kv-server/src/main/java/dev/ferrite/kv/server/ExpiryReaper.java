@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
  * over N keys takes N / {@value #ENTRIES_PER_TICK} tenths of a second. One daemon thread.
  *
  * <p>A database rests after a full pass that found no entry with an expiry while no command
- * could have added one ({@link ServerContext#expiryWrites} did not move from the pass's start to
+ * could have added one ({@link ServerContext#allExpiryWrites} did not move from the pass's start to
  * its end): a scan visits every entry present throughout it, so none exists then, and the reaper
  * spends nothing on a keyspace without expiries (Redis looks only at keys with an expiry for the
  * same reason). The next such command wakes it; it is counted after its write lands, so a write
@@ -42,7 +42,7 @@ final class ExpiryReaper implements AutoCloseable {
     private static final class Pass {
         final FerriteMap<byte[], byte[]> map;
         long cursor;
-        /** {@link ServerContext#expiryWrites} when this pass began. */
+        /** {@link ServerContext#allExpiryWrites} when this pass began. */
         long writesAtStart;
         /** Whether this pass met an entry with an expiry. */
         boolean sawExpiry;
@@ -103,7 +103,7 @@ final class ExpiryReaper implements AutoCloseable {
     }
 
     private void reap(int db, Pass pass) {
-        long writes = server.expiryWrites.get();
+        long writes = server.allExpiryWrites();
         if (pass.restingAt != AWAKE) {
             if (writes == pass.restingAt) {
                 return;
@@ -143,7 +143,7 @@ final class ExpiryReaper implements AutoCloseable {
             // a pass's count when it ends; before, its count so far where that says more than the last one
             server.expiryCensus.record(db, pass.expiring, pass.ttlMillisSum, now);
         }
-        if (pass.cursor == 0 && !pass.sawExpiry && server.expiryWrites.get() == pass.writesAtStart) {
+        if (pass.cursor == 0 && !pass.sawExpiry && server.allExpiryWrites() == pass.writesAtStart) {
             pass.restingAt = pass.writesAtStart;
         }
     }

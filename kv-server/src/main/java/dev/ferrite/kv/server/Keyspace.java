@@ -13,7 +13,7 @@ import dev.ferrite.kv.FerriteMap;
  * {@code expired} for an expired value met and removed, then {@code new} for a key created, then
  * the command's own event. Thread-safe.
  */
-final class Keyspace {
+final class Keyspace implements CollectionWrite.Keys {
 
     /** A condition on the key's current state for a write. */
     enum Condition { ALWAYS, NX, XX }
@@ -161,7 +161,8 @@ final class Keyspace {
      * @return the collection's stored value, or null if the key holds none (or it expired)
      * @throws WrongType if the key holds a string or a collection of another type
      */
-    byte[] collection(byte[] key, byte type) {
+    @Override
+    public byte[] collection(byte[] key, byte type) {
         byte[] stored = live(key);
         if (stored != null && ValueLayout.type(stored) != type) {
             throw new WrongType();
@@ -170,7 +171,8 @@ final class Keyspace {
     }
 
     /** @return this database's file name with a key: who names a collection ({@link CollectionStore}) */
-    CollectionLayout.Owner owner(byte[] key) {
+    @Override
+    public CollectionLayout.Owner owner(byte[] key) {
         writable();
         String name = databases.fileName(db);
         if (name == null) {
@@ -179,14 +181,21 @@ final class Keyspace {
         return new CollectionLayout.Owner(name, key);
     }
 
+    /** Asks the sweep to drop a new collection no key names. */
+    @Override
+    public void abandoned(long id) {
+        databases.collections().hint(id);
+    }
+
     /**
-     * Makes a key name a new collection, unless a live value appeared there meanwhile.
+     * Makes a key name a new collection, unless a live value appeared there meanwhile, and
+     * publishes {@code new}.
      *
      * @param stored the collection's stored value ({@link ValueLayout#collection})
-     * @return the value found before (expired, or null)
      * @throws WrongType if the key holds a live value now (the new collection is an orphan)
      */
-    byte[] publishCollection(byte[] key, byte[] stored) {
+    @Override
+    public void publishCollection(byte[] key, byte[] stored) {
         long now = System.currentTimeMillis();
         byte[][] before = {null};
         writable().compute(key, (k, current) -> {
@@ -198,7 +207,6 @@ final class Keyspace {
         });
         found(key, before[0], now);
         events.emit(KeyspaceEvents.NEW, "new", db, key);
-        return before[0];
     }
 
     /**
@@ -207,7 +215,8 @@ final class Keyspace {
      * @param stored the collection's stored value
      * @return whether it was removed
      */
-    boolean dropCollection(byte[] key, byte[] stored) {
+    @Override
+    public boolean dropCollection(byte[] key, byte[] stored) {
         FerriteMap<byte[], byte[]> map = existing();
         if (map != null && map.remove(key, stored)) {
             databases.collections().hint(ValueLayout.id(stored));

@@ -202,6 +202,22 @@ public final class KvServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Opens database {@code index} of a data directory in this process, beside the server that
+     * serves it (or with none running): strings, hashes and sorted sets read and written in place,
+     * seen by Redis clients and HTTP at once. The directory must have been a server's (its
+     * collection store exists); a database with no file yet is made at the first write.
+     *
+     * @param directory the server's data directory ({@link Builder#dataDirectory})
+     * @param index     the database, 0 to 15 ({@code SELECT})
+     * @return the open database; close it to unmap its files
+     * @throws IllegalArgumentException if {@code index} is outside 0 to 15
+     * @throws FerriteException if the directory holds no server data
+     */
+    public static KvDatabase openDatabase(Path directory, int index) {
+        return new KvDatabase(directory, index, null);
+    }
+
     /** @return a builder with the defaults: 127.0.0.1:6380, data in {@code ./ferrite-data} */
     public static Builder builder() {
         return new Builder();

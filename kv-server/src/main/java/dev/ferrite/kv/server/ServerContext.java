@@ -37,6 +37,14 @@ final class ServerContext {
      * that found no expiring entry, {@link ExpiryReaper} rests.
      */
     final AtomicLong expiryWrites = new AtomicLong();
+
+    /**
+     * @return {@link #expiryWrites} with those of the in-process databases ({@link KvDatabase}) of
+     *         every process: it stands still only while no process gives a key an expiry
+     */
+    long allExpiryWrites() {
+        return expiryWrites.get() + databases.collections().sharedExpiryWrites();
+    }
     /** The expiring keys of each database, as the expiry reaper last counted them (INFO keyspace). */
     final ExpiryCensus expiryCensus = new ExpiryCensus();
     /** All clients' unfinished requests (INFO's {@code mem_clients_requests}); set once at start. */

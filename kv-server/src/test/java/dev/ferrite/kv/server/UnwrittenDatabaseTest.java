@@ -176,17 +176,18 @@ class UnwrittenDatabaseTest extends ServerFixture {
     @Test
     void aCreationThatFailsIsAnsweredAsAnError() throws Exception {
         startServer(b -> b.threads(1));
-        // Directories where the next two new databases' files go (map-1, map-2): creating database 5
-        // fails, on the creator thread and inline; the third name is free again.
-        for (String taken : new String[] {"map-1.ferrite", "map-2.ferrite"}) {
-            Files.createDirectories(data.resolve(taken).resolve("in-the-way"));
-        }
+        // A directory where the spare a new database is made of is written: creating database 5
+        // fails, on the creator thread and inline; once it is gone, creations work again.
+        Path inTheWay = data.resolve("spare.ferrite.new").resolve("in-the-way");
+        Files.createDirectories(inTheWay);
         try (RespClient c = new RespClient(server.port())) {
             assertEquals("OK", c.call("SELECT", "5"));
             Object reply = c.call("SET", "k", "v");
             assertTrue(reply instanceof Err e && e.text().startsWith("ERR "), String.valueOf(reply));
             assertEquals("PONG", c.call("PING"), "the connection goes on");
             assertEquals(0L, c.call("DBSIZE"));
+            Files.delete(inTheWay);
+            Files.delete(inTheWay.getParent());
             assertEquals("OK", c.call("SELECT", "0"));
             assertEquals("OK", c.call("SET", "k", "v"));
         }
