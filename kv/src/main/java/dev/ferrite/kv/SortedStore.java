@@ -187,9 +187,7 @@ final class SortedStore implements AutoCloseable {
      *                               function given to a change may not change the map)
      */
     <T> T write(java.util.function.Function<TreeWriter, T> change) {
-        if (readOnly) {
-            throw new UnsupportedOperationException("sorted map '" + name + "' is open read-only");
-        }
+        checkWritable();
         if (local.isHeldByCurrentThread()) {
             if (changing || atomicThread != Thread.currentThread() && !exclusive) {
                 throw new IllegalStateException("recursive update: this thread already changes sorted map '" + name
@@ -198,12 +196,23 @@ final class SortedStore implements AutoCloseable {
             checkOpen();
             return change(change); // inside this thread's atomic change, or its exclusive run (the lock is held)
         }
+        return asWriter(() -> change(change));
+    }
+
+    private void checkWritable() {
+        if (readOnly) {
+            throw new UnsupportedOperationException("sorted map '" + name + "' is open read-only");
+        }
+    }
+
+    /** Runs {@code body} holding this process's lock and the shared lock word; releases both after. */
+    private <T> T asWriter(java.util.function.Supplier<T> body) {
         local.lock();
         try {
             checkOpen();
             acquire();
             try {
-                return change(change);
+                return body.get();
             } finally {
                 release();
             }
@@ -231,9 +240,7 @@ final class SortedStore implements AutoCloseable {
      *                               operation inside failed midway and the body went on
      */
     <T> T atomically(java.util.function.Supplier<T> body) {
-        if (readOnly) {
-            throw new UnsupportedOperationException("sorted map '" + name + "' is open read-only");
-        }
+        checkWritable();
         if (local.isHeldByCurrentThread()) {
             if (changing || atomicThread != Thread.currentThread() && !exclusive) {
                 throw new IllegalStateException("an atomic change of sorted map '" + name
@@ -241,18 +248,7 @@ final class SortedStore implements AutoCloseable {
             }
             return atomicThread == Thread.currentThread() ? body.get() : atomic(body);
         }
-        local.lock();
-        try {
-            checkOpen();
-            acquire();
-            try {
-                return atomic(body);
-            } finally {
-                release();
-            }
-        } finally {
-            local.unlock();
-        }
+        return asWriter(() -> atomic(body));
     }
 
     /** Runs {@code body} as one atomic change; the calling thread holds the lock. */
@@ -286,27 +282,19 @@ final class SortedStore implements AutoCloseable {
      *                               or an exclusive run of this map
      */
     <T> T exclusively(java.util.function.Supplier<T> body) {
-        if (readOnly) {
-            throw new UnsupportedOperationException("sorted map '" + name + "' is open read-only");
-        }
+        checkWritable();
         if (local.isHeldByCurrentThread()) {
             throw new IllegalStateException("an exclusive run of sorted map '" + name
                     + "' cannot start inside one of its changes or exclusive runs");
         }
-        local.lock();
-        try {
-            checkOpen();
-            acquire();
+        return asWriter(() -> {
             exclusive = true;
             try {
                 return body.get();
             } finally {
                 exclusive = false;
-                release();
             }
-        } finally {
-            local.unlock();
-        }
+        });
     }
 
     /**

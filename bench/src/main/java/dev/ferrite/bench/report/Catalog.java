@@ -15,6 +15,7 @@ final class Catalog {
     static final String PING_PONG = "Queue ping-pong latency (seed 004)";
     static final String MAP = "Off-heap map, 16 B keys, 100 B values (seed 003)";
     static final String SORTED = "Sorted map, 16 B keys, 100 B values";
+    static final String DOORS = "KV server database, in-process and over RESP";
 
     private static final Map<String, Entry> ENTRIES = new HashMap<>();
 
@@ -137,6 +138,14 @@ final class Catalog {
             add("FerriteSorted." + op[0], new Entry(SORTED, op[1], "FerriteSortedMap (file)", true, false, null, 1, "op"));
             add("SkipList." + op[0], new Entry(SORTED, op[1], "ConcurrentSkipListMap (heap)", false, true, null, 1, "op"));
             add("LmdbSorted." + op[0], new Entry(SORTED, op[1], "LMDB (file, NOSYNC)", false, false, null, 1, "op"));
+        }
+
+        String[][] doorOps = {{"Get", "GET"}, {"Hget", "HGET"}, {"Zscore", "ZSCORE"}, {"Hset", "HSET, overwrite"}};
+        for (String[] op : doorOps) {
+            add("InProcessDatabase.database" + op[0], new Entry(DOORS, op[1], "KvDatabase (in-process)", true, false, null, 1,
+                    "call"));
+            add("InProcessDatabase.resp" + op[0], new Entry(DOORS, op[1], "RESP request over loopback, unpipelined", false,
+                    true, null, 1, "call"));
         }
 
         add("PoolChurn.freeAndAllocate", new Entry(CHURN, "free one, allocate 1-64 chunks", "Ferrite", true, false, null,

@@ -4,6 +4,10 @@ import dev.ferrite.FerriteException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,14 +36,22 @@ class KvDatabaseTest {
     Path logs;
 
     @Test
-    void aJavaProgramAndRedisClientsReadAndWriteTheSameDatabase() throws Exception {
+    void aJavaProgramRedisClientsAndHttpReadAndWriteTheSameDatabase() throws Exception {
         int port = ServerProcesses.freePort();
-        Process server = ServerProcesses.start(port, data, logs.resolve("server.log"));
+        int httpPort = ServerProcesses.freePort();
+        Process server = ServerProcesses.start(port, httpPort, data, logs.resolve("server.log"));
+        HttpClient http = HttpClient.newHttpClient();
         try (RespClient redis = ServerProcesses.connect(port, server);
              KvDatabase db = KvServer.openDatabase(data, 0)) {
             // Database 0 has no file yet: the program's first write makes it, and the server follows.
             db.set("greeting", "hello");
             assertEquals("hello", redis.call("GET", "greeting"));
+            URI greeting = URI.create("http://127.0.0.1:" + httpPort + "/v1/kv/0/greeting");
+            assertEquals("hello", http.send(HttpRequest.newBuilder(greeting).build(), HttpResponse.BodyHandlers.ofString()).body());
+            assertEquals(200, http.send(HttpRequest.newBuilder(greeting).PUT(HttpRequest.BodyPublishers.ofString("hi"))
+                    .build(), HttpResponse.BodyHandlers.ofString()).statusCode());
+            assertEquals("hi", db.get("greeting"));
+            db.set("greeting", "hello");
             assertEquals("OK", redis.call("SET", "from-redis", "v1"));
             assertEquals("v1", db.get("from-redis"));
             assertEquals("string", db.type("from-redis"));
@@ -200,13 +212,8 @@ class KvDatabaseTest {
         try (RespClient redis = ServerProcesses.connect(port, server)) {
             for (int round = 0; round < 3; round++) {
                 redis.call("DEL", "h", "z");
-                String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-                List<String> cmd = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path")));
-                if (Runtime.version().feature() >= 24) {
-                    cmd.add("--sun-misc-unsafe-memory-access=allow");
-                }
-                cmd.addAll(List.of(KvDatabaseWriter.class.getName(), data.toString()));
-                Process writer = new ProcessBuilder(cmd).redirectError(logs.resolve("writer.log").toFile()).start();
+                Process writer = new ProcessBuilder(ServerProcesses.javaCommand(KvDatabaseWriter.class, data.toString()))
+                        .redirectError(logs.resolve("writer.log").toFile()).start();
                 long last = -1;
                 try (var out = new java.io.BufferedReader(new java.io.InputStreamReader(writer.getInputStream()))) {
                     long stopAt = 200 + new Random(round).nextInt(800);

@@ -22,15 +22,26 @@ final class ServerProcesses {
      * @param log where its output goes (appended)
      */
     static Process start(int port, Path data, Path log) throws IOException {
+        return start(port, -1, data, log);
+    }
+
+    /** As {@link #start(int, Path, Path)}, serving HTTP on {@code httpPort} (-1: none). */
+    static Process start(int port, int httpPort, Path data, Path log) throws IOException {
+        return new ProcessBuilder(javaCommand(Main.class, "--port", Integer.toString(port), "--http-port",
+                Integer.toString(httpPort), "--data", data.toString())).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+    }
+
+    /** @return the command that runs {@code main} with {@code args} in a JVM like this one, with this class path */
+    static List<String> javaCommand(Class<?> main, String... args) {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> cmd = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path")));
         if (Runtime.version().feature() >= 24) {
             cmd.add("--sun-misc-unsafe-memory-access=allow");
         }
-        cmd.addAll(List.of(Main.class.getName(), "--port", Integer.toString(port), "--http-port", "-1",
-                "--data", data.toString()));
-        return new ProcessBuilder(cmd).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        cmd.add(main.getName());
+        cmd.addAll(List.of(args));
+        return cmd;
     }
 
     /** @return a client of the server once it listens; fails if it dies or takes over 30 s */
