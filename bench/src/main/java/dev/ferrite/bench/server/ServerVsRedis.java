@@ -35,8 +35,8 @@ import java.util.concurrent.TimeUnit;
  * and {@code -t lpush,rpush,lpop,rpop,sadd,hset,spop,zadd,zpopmin,lrange_100 -n N/10} unpipelined
  * from 50 clients (each test on one collection, as redis-benchmark names it),
  * one test per run with each server's CPU seconds per million requests read from {@code /proc},
- * after one unmeasured round on each server (the warm-up), for an even number of rounds (4
- * unless {@code --rounds} says otherwise), odd rounds in the servers' order and even ones in
+ * after one unmeasured round on each server (the warm-up, at least {@value #WARM_UP_REQUESTS} requests
+ * per test), for an even number of rounds (4 unless {@code --rounds} says otherwise), odd rounds in the servers' order and even ones in
  * reverse; then loads exactly 1,000,000 keys of 100 bytes into Redis and Ferrite and reads their
  * memory ({@code INFO memory}'s {@code used_memory} and the process's resident set), and
  * 1,000,000 elements into one list, set, hash and sorted set each ({@code used_memory}'s growth per
@@ -61,6 +61,12 @@ public final class ServerVsRedis {
     static final String UNPIPELINED = "unpipelined";
     /** The label of the pipelined load. */
     static final String PIPELINED = "-P " + PIPELINE;
+    /**
+     * The fewest requests per test of the warm-up: 10,000 LPOPs left the collection commands'
+     * code half compiled (LPOP at 1.5x Redis's time in the measured rounds; at parity after
+     * 100,000 on the same host).
+     */
+    static final int WARM_UP_REQUESTS = 100_000;
     /** The collection tests redis-benchmark runs (each on one collection, as redis-benchmark names them). */
     static final String COLLECTION_TESTS = "lpush,rpush,lpop,rpop,sadd,hset,spop,zadd,zpopmin,lrange_100";
     /** The label of the collection load: unpipelined, from {@link #CLIENTS} clients. */
@@ -84,6 +90,11 @@ public final class ServerVsRedis {
         /** @return this load for one of its tests */
         Load only(String test) {
             return new Load(label, clients, pipeline, requests, test);
+        }
+
+        /** @return this load with at least {@link #WARM_UP_REQUESTS} requests per test, for the warm-up */
+        Load warmUp() {
+            return new Load(label, clients, pipeline, Math.max(requests, WARM_UP_REQUESTS), tests);
         }
 
         /** @return the loads of a run with {@code requests} per test of the main loads */
@@ -203,7 +214,7 @@ public final class ServerVsRedis {
             for (ServerProcess s : servers) {
                 for (Load load : loads) {
                     out.printf("warm-up: %s, %s%n", s.name, load.label());
-                    Tools.redisBenchmark(s.port, load, out);
+                    Tools.redisBenchmark(s.port, load.warmUp(), out);
                 }
             }
             for (int round = 1; round <= results.rounds; round++) {
