@@ -3,8 +3,8 @@ package dev.ferrite.kv.server;
 import dev.ferrite.ChunkPool;
 import dev.ferrite.Ferrite;
 import dev.ferrite.FerriteException;
-import dev.ferrite.Segment;
 import dev.ferrite.PoolSpec;
+import dev.ferrite.Segment;
 import dev.ferrite.kv.Codec;
 import dev.ferrite.kv.FerriteSortedMap;
 import dev.ferrite.spi.MemoryBackend;
@@ -31,11 +31,12 @@ import static dev.ferrite.kv.server.CollectionLayout.Owner;
  * expired, flushed, or left by a crash between the two steps of a command) is an orphan that
  * {@link CollectionSweeper} finds by its header's owners ({@link #orphan}) and drops.
  *
- * <p>A command that changes collections holds the store's lock for its whole run ({@link #locked})
- * and makes its changes of the tree in atomic changes ({@link #change}): all of one or none, across
- * a crash. The store's memory is one writer's at a time anyway; reads take no lock, but those
- * that must see several elements of one state (a sorted set's ranges, ranks, combinations) run
- * under it. Thread-safe.
+ * <p>A command that changes collections holds the store's lock for its whole run ({@link #locked}:
+ * the tree's writer lock, shared by every process that opens the store, the server and each
+ * {@link KvDatabase}) and makes its changes of the tree in atomic changes ({@link #change}): all of
+ * one or none, across a crash. Reads take no lock, but those that must see several elements of
+ * one state (a sorted set's ranges, ranks, combinations) run under it. The pool also holds the
+ * counters every process shares ({@link CountersLayout}). Thread-safe.
  */
 final class CollectionStore implements AutoCloseable {
 

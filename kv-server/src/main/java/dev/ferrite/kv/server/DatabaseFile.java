@@ -147,6 +147,11 @@ final class DatabaseFile implements AutoCloseable {
     }
 
     @Override
+    public String toString() {
+        return "database " + index + " of " + directory.path();
+    }
+
+    @Override
     public void close() {
         lock.writeLock().lock();
         try {

@@ -32,8 +32,6 @@ public final class KvDatabase implements AutoCloseable {
     /** The latest expiry the value layout keeps, milliseconds since the epoch ({@link ValueLayout#EXPIRE_AT}). */
     private static final long MAX_EXPIRE_AT = ~ValueLayout.FORM_MASK;
 
-    /** The data directory. */
-    private final DataDirectory directory;
     private final int index;
     private final CollectionStore store;
     private final DatabaseFile file;
@@ -45,9 +43,8 @@ public final class KvDatabase implements AutoCloseable {
         }
         this.index = index;
         this.store = new CollectionStore(Objects.requireNonNull(directory, "directory"), backend); // first: it checks the directory is a server's
-        this.directory = new DataDirectory(directory);
         try {
-            this.file = new DatabaseFile(this.directory, index, backend, store);
+            this.file = new DatabaseFile(new DataDirectory(directory), index, backend, store);
         } catch (RuntimeException e) {
             store.close();
             throw e;
@@ -301,7 +298,7 @@ public final class KvDatabase implements AutoCloseable {
         byte[] k = bytes(key);
         return file.write(map -> store.locked(() -> {
             try {
-                CollectionWrite.Outcome<T> o = CollectionWrite.apply(store, new Keys(map, key), k, type, create, change);
+                CollectionWrite.Outcome<T> o = CollectionWrite.apply(store, new DatabaseKeys(map, key, file, this::checked), k, type, create, change);
                 return o == null ? absent : o.result;
             } catch (WrongType e) {
                 byte[] stored = map.get(k);
@@ -310,62 +307,10 @@ public final class KvDatabase implements AutoCloseable {
         }));
     }
 
-    /** The database's keys as {@link CollectionWrite} finds and names collections in them. */
-    private final class Keys implements CollectionWrite.Keys {
-        private final FerriteMap<byte[], byte[]> map;
-        private final String key;
-
-        Keys(FerriteMap<byte[], byte[]> map, String key) {
-            this.map = map;
-            this.key = key;
-        }
-
-        @Override
-        public byte[] collection(byte[] k, byte type) {
-            byte[] stored = map.get(k);
-            stored = stored == null ? null : Keyspace.liveAt(checked(key, stored), System.currentTimeMillis());
-            if (stored != null && ValueLayout.type(stored) != type) {
-                throw new WrongType();
-            }
-            return stored;
-        }
-
-        @Override
-        public CollectionLayout.Owner owner(byte[] k) {
-            String name = file.name();
-            if (name == null) {
-                throw new FerriteException("database " + index + " of " + directory.path() + " was dropped while a call ran");
-            }
-            return new CollectionLayout.Owner(name, k);
-        }
-
-        @Override
-        public void publishCollection(byte[] k, byte[] stored) {
-            long now = System.currentTimeMillis();
-            map.compute(k, (x, current) -> {
-                if (current != null && Keyspace.liveAt(current, now) != null) {
-                    throw new WrongType();
-                }
-                return stored;
-            });
-        }
-
-        @Override
-        public boolean dropCollection(byte[] k, byte[] stored) {
-            return map.remove(k, stored);
-        }
-
-        @Override
-        public void abandoned(long id) {
-            // the server's sweep finds it: its header names a key that names another value
-        }
-    }
-
     private byte[] checked(String key, byte[] stored) {
         if (stored.length < ValueLayout.DATA) {
-            throw new FerriteException("the stored value of key '" + key + "' in database " + index + " of "
-                    + directory.path() + " has " + stored.length + " bytes, fewer than the " + ValueLayout.DATA
-                    + " of the server's value layout");
+            throw new FerriteException("the stored value of key '" + key + "' in " + file + " has " + stored.length
+                    + " bytes, fewer than the " + ValueLayout.DATA + " of the server's value layout");
         }
         return stored;
     }
@@ -420,6 +365,6 @@ public final class KvDatabase implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "KvDatabase[" + index + " of " + directory.path() + "]";
+        return "KvDatabase[" + file + "]";
     }
 }
