@@ -42,7 +42,8 @@ public final class KvDatabase implements AutoCloseable {
             throw new IllegalArgumentException("database index " + index + " is outside 0.." + (Databases.COUNT - 1));
         }
         this.index = index;
-        this.store = new CollectionStore(Objects.requireNonNull(directory, "directory"), backend); // first: it checks the directory is a server's
+        // The store first: it refuses a directory no server made, before anything is created in it.
+        this.store = new CollectionStore(Objects.requireNonNull(directory, "directory"), backend);
         try {
             this.file = new DatabaseFile(new DataDirectory(directory), index, backend, store);
         } catch (RuntimeException e) {
