@@ -299,7 +299,8 @@ public final class KvDatabase implements AutoCloseable {
         byte[] k = bytes(key);
         return file.write(map -> store.locked(() -> {
             try {
-                CollectionWrite.Outcome<T> o = CollectionWrite.apply(store, new DatabaseKeys(map, key, file, this::checked), k, type, create, change);
+                DatabaseKeys keys = new DatabaseKeys(map, key, file, this::checked);
+                CollectionWrite.Outcome<T> o = CollectionWrite.apply(store, keys, k, type, create, change);
                 return o == null ? absent : o.result;
             } catch (WrongType e) {
                 byte[] stored = map.get(k);
