@@ -23,10 +23,8 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * One server database through its two doors: a {@link KvDatabase} in the benchmark's process, and
@@ -73,11 +71,7 @@ public class InProcessDatabase {
         socket.close();
         db.close();
         server.close();
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
+        Tools.deleteTree(dir);
     }
 
     private static String key(int i) {

@@ -1,7 +1,6 @@
 package dev.ferrite.kv.server;
 
 import dev.ferrite.FerriteException;
-import dev.ferrite.kv.Codec;
 import dev.ferrite.kv.FerriteMap;
 import dev.ferrite.kv.FerriteMapBuilder;
 
@@ -32,8 +31,9 @@ final class DatabaseFile implements AutoCloseable {
     private final String backend;
     private final CollectionStore store;
     private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+    /** The manifest generation {@link #name} was read at; written under {@link #lock}'s write lock. */
+    private volatile long generation = -1;
     /** Guarded by {@link #lock}'s write lock; read under its read lock. */
-    private long generation = -1;
     private String name;
     private FerriteMap<byte[], byte[]> map;
     private boolean closed;
@@ -77,7 +77,7 @@ final class DatabaseFile implements AutoCloseable {
             lock.readLock().lock();
             try {
                 if (closed) {
-                    throw new FerriteException("database " + index + " of " + directory.path() + " is closed");
+                    throw new FerriteException(this + " is closed");
                 }
                 if (map != null || !write) {
                     return operation.apply(map);
@@ -141,9 +141,7 @@ final class DatabaseFile implements AutoCloseable {
     }
 
     private FerriteMapBuilder<byte[], byte[]> builder(Path file) {
-        var b = FerriteMap.builder(Codec.bytes(), Codec.bytes()).file(file).sections(Databases.SECTIONS)
-                .chunkSize(Databases.CHUNK_SIZE);
-        return backend == null ? b : b.backend(backend);
+        return Databases.builder(file, backend);
     }
 
     @Override

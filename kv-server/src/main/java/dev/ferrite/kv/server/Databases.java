@@ -384,6 +384,14 @@ final class Databases implements AutoCloseable {
     }
 
     private FerriteMapBuilder<byte[], byte[]> builder(Path file) {
+        return builder(file, backend);
+    }
+
+    /**
+     * @param backend the Ferrite backend, or null for the default
+     * @return the builder of a database's map in {@code file}, as every process that makes or opens one uses it
+     */
+    static FerriteMapBuilder<byte[], byte[]> builder(Path file, String backend) {
         var b = FerriteMap.builder(Codec.bytes(), Codec.bytes()).file(file).sections(SECTIONS).chunkSize(CHUNK_SIZE);
         return backend == null ? b : b.backend(backend);
     }
