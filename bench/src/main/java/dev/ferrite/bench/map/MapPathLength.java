@@ -1,0 +1,200 @@
+package dev.ferrite.bench.map;
+
+import dev.ferrite.Ferrite;
+import dev.ferrite.PoolSpec;
+import dev.ferrite.kv.Codec;
+import dev.ferrite.kv.FerriteMap;
+import dev.ferrite.kv.FerriteMapBuilder;
+import dev.ferrite.kv.ValueReader;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * One map operation run a given number of times on one thread, after a warm-up of the same
+ * operation: the program {@code bench/tools/path-length.sh} runs under callgrind to count the
+ * instructions an operation takes (its own loop's share measured by the {@code loop} mode). An
+ * instruction count does not move with the host's load, where a time does; it says how long a
+ * path is, not how fast it runs.
+ *
+ * <p>Usage: {@code MapPathLength MODE BACKEND ENTRIES WARM-UP OPERATIONS}. Modes: {@code loop}
+ * (a random key fetched, no map), {@code chm-get} ({@code ConcurrentHashMap.get}), {@code get},
+ * {@code get-into} ({@code get(key, byte[])}), {@code contains}, {@code read-value} (zero-copy, a
+ * {@code byte[]} key, the last byte of the value read), {@code get-all} (16 keys a call: an
+ * operation is one key). Keys of 16 bytes, values of 100 ({@link MapData}), as the map benchmarks.
+ */
+public final class MapPathLength {
+
+    /** The modes this program runs. */
+    static final List<String> MODES = List.of("loop", "chm-get", "get", "get-into", "contains", "read-value", "get-all");
+
+    private static final ValueReader<Boolean> LAST_BYTE = (segment, offset, length) ->
+            segment.getByte(offset + length - 1) == 0 ? Boolean.TRUE : Boolean.FALSE;
+    private static final int BATCH = 16;
+
+    private final String mode;
+    private final int entries;
+    private final String[] keys;
+    private final byte[][] keyBytes;
+    private final byte[] into = new byte[MapData.VALUE_BYTES];
+    private final SplittableRandom random = new SplittableRandom(42);
+    private ConcurrentHashMap<String, byte[]> chm;
+    private FerriteMap<String, byte[]> map;
+
+    private MapPathLength(String mode, int entries) {
+        this.mode = mode;
+        this.entries = entries;
+        this.keys = MapData.keys(0, entries); // other instances than the stored keys, as a request brings them
+        this.keyBytes = new byte[entries][];
+        for (int i = 0; i < entries; i++) {
+            keyBytes[i] = MapData.keyBytes(i);
+        }
+    }
+
+    /**
+     * @param args mode, backend, entries, warm-up operations, measured operations
+     * @throws IOException if the map's directory cannot be made or deleted
+     */
+    public static void main(String[] args) throws IOException {
+        if (args.length != 5 || !MODES.contains(args[0])) {
+            System.err.println("usage: MapPathLength " + String.join("|", MODES) + " BACKEND ENTRIES WARM-UP OPERATIONS");
+            System.exit(2);
+        }
+        long sum = measure(args[0], args[1], Integer.parseInt(args[2]), Long.parseLong(args[3]), Long.parseLong(args[4]));
+        System.out.printf(Locale.ROOT, "%s: %s operations after %s (checksum %d)%n", args[0], args[4], args[3], sum);
+    }
+
+    /**
+     * Runs a mode's warm-up, then its measured operations, on a new map in a temporary directory
+     * (or a named {@code /dev/shm} pool for {@code shm}), deleted afterwards.
+     *
+     * @param mode       one of {@link #MODES}
+     * @param backend    the map's backend
+     * @param entries    keys in the map, at least 1
+     * @param warmUp     operations before
+     * @param operations operations measured
+     * @return the sum of what the measured operations returned (value lengths, hits)
+     * @throws IOException if the directory cannot be made or deleted
+     */
+    static long measure(String mode, String backend, int entries, long warmUp, long operations) throws IOException {
+        MapPathLength run = new MapPathLength(mode, entries);
+        Path dir = Files.createTempDirectory("ferrite-path-length");
+        try {
+            run.fill(backend, dir);
+            run.run(warmUp);
+            return run.run(operations);
+        } finally {
+            if (run.map != null) {
+                run.map.close();
+            }
+            if (backend.equals("shm")) {
+                Ferrite.backend("shm").deletePool(PoolSpec.shm(shmName()).build());
+            }
+            try (var files = Files.walk(dir)) {
+                files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    private static String shmName() {
+        return "ferrite-path-length-" + ProcessHandle.current().pid();
+    }
+
+    private void fill(String backend, Path dir) {
+        if (mode.equals("chm-get")) {
+            chm = new ConcurrentHashMap<>();
+            for (int i = 0; i < entries; i++) {
+                chm.put(MapData.key(i), MapData.value(i));
+            }
+            return;
+        }
+        FerriteMapBuilder<String, byte[]> builder = FerriteMap.builder(Codec.utf8(), Codec.bytes()).backend(backend)
+                .expectedEntries(entries).averageKeySize(16).averageValueSize(MapData.VALUE_BYTES).capacity(16L << 30);
+        map = backend.equals("shm") ? builder.shm(shmName()).create() : builder.file(dir.resolve("map.pool")).create();
+        for (int i = 0; i < entries; i++) {
+            map.put(MapData.key(i), MapData.value(i));
+        }
+    }
+
+    /** @return a sum of what the operations returned, so that none is left out */
+    private long run(long operations) {
+        switch (mode) {
+            case "loop": return loop(operations);
+            case "chm-get": return chmGet(operations);
+            case "get": return get(operations);
+            case "get-into": return getInto(operations);
+            case "contains": return contains(operations);
+            case "read-value": return readValue(operations);
+            default: return getAll(operations);
+        }
+    }
+
+    // One method a mode: each loop compiled on its own, as a JMH benchmark method is.
+
+    private long loop(long operations) {
+        long sum = 0;
+        for (long i = 0; i < operations; i++) {
+            sum += keys[random.nextInt(entries)].length();
+        }
+        return sum;
+    }
+
+    private long chmGet(long operations) {
+        long sum = 0;
+        for (long i = 0; i < operations; i++) {
+            sum += chm.get(keys[random.nextInt(entries)]).length;
+        }
+        return sum;
+    }
+
+    private long get(long operations) {
+        long sum = 0;
+        for (long i = 0; i < operations; i++) {
+            sum += map.get(keys[random.nextInt(entries)]).length;
+        }
+        return sum;
+    }
+
+    private long getInto(long operations) {
+        long sum = 0;
+        for (long i = 0; i < operations; i++) {
+            sum += map.get(keys[random.nextInt(entries)], into);
+        }
+        return sum;
+    }
+
+    private long contains(long operations) {
+        long sum = 0;
+        for (long i = 0; i < operations; i++) {
+            sum += map.containsKey(keys[random.nextInt(entries)]) ? 1 : 0;
+        }
+        return sum;
+    }
+
+    private long readValue(long operations) {
+        long sum = 0;
+        for (long i = 0; i < operations; i++) {
+            sum += map.readValue(keyBytes[random.nextInt(entries)], LAST_BYTE) ? 1 : 0;
+        }
+        return sum;
+    }
+
+    private long getAll(long operations) {
+        long sum = 0;
+        String[] batch = new String[BATCH];
+        for (long i = 0; i < operations; i += BATCH) {
+            for (int k = 0; k < BATCH; k++) {
+                batch[k] = keys[random.nextInt(entries)];
+            }
+            sum += map.getAll(Arrays.asList(batch)).size();
+        }
+        return sum;
+    }
+}
