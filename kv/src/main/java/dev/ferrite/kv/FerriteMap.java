@@ -170,7 +170,8 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
      */
     public Map<K, V> getAll(Collection<? extends K> keys) {
         store.checkOpen();
-        Map<K, V> found = new java.util.LinkedHashMap<>();
+        // sized for every key: no rehash as it fills
+        Map<K, V> found = new java.util.LinkedHashMap<>((int) Math.min(Integer.MAX_VALUE, keys.size() * 4L / 3 + 1));
         List<K> group = new ArrayList<>(GET_ALL_GROUP);
         byte[][] encoded = new byte[GET_ALL_GROUP][];
         long[] hashes = new long[GET_ALL_GROUP];
