@@ -517,10 +517,19 @@ public abstract class AbstractSegment extends SegmentPrimitives implements Segme
         checkRange(off, len, false);
         checkArray(other.length, otherOff, len);
         int i = 0;
-        for (; i <= len - 8; i += 8) {
-            long diff = loadLongAt(off + i) ^ (long) LONGS_LE.get(other, otherOff + i);
-            if (diff != 0) {
-                return i + (Long.numberOfTrailingZeros(diff) >>> 3);
+        if (len >= 8) {
+            // Eight bytes a step, the last step ending at len (it may overlap the one before, whose
+            // bytes were equal): no byte-wise tail for a length of eight or more.
+            int last = len - 8;
+            while (true) {
+                long diff = loadLongAt(off + i) ^ (long) LONGS_LE.get(other, otherOff + i);
+                if (diff != 0) {
+                    return i + (Long.numberOfTrailingZeros(diff) >>> 3);
+                }
+                if (i == last) {
+                    return -1;
+                }
+                i = Math.min(i + 8, last);
             }
         }
         for (; i < len; i++) {

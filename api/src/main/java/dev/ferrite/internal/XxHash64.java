@@ -83,8 +83,17 @@ public final class XxHash64 {
             h = P5;
         }
         h += len;
-        for (; p <= end - 8; p += 8) {
+        // At most three words are left: read in line, not by a loop (a key's hash, on every lookup).
+        int words = (end - p) >>> 3;
+        if (words > 0) {
             h = tailLong(h, longAt(b, p));
+            if (words > 1) {
+                h = tailLong(h, longAt(b, p + 8));
+                if (words > 2) {
+                    h = tailLong(h, longAt(b, p + 16));
+                }
+            }
+            p += words << 3;
         }
         if (p <= end - 4) {
             h = tailInt(h, (int) (longAt4(b, p)));
