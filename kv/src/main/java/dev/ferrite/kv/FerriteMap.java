@@ -61,6 +61,8 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
 
     /** Keys {@link #getAll} warms together: about as many cache misses as a core keeps in flight. */
     private static final int GET_ALL_GROUP = 16;
+    /** Most keys {@link #getAll} sizes its result for before it reads any. */
+    private static final int GET_ALL_PRESIZE = 1 << 12;
 
     private final MapStore store;
     private final MapCoding<K, V> coding;
@@ -170,8 +172,9 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
      */
     public Map<K, V> getAll(Collection<? extends K> keys) {
         store.checkOpen();
-        // sized for every key: no rehash as it fills
-        Map<K, V> found = new java.util.LinkedHashMap<>((int) Math.min(Integer.MAX_VALUE, keys.size() * 4L / 3 + 1));
+        // sized for the keys, up to GET_ALL_PRESIZE of them: no rehash as a usual batch fills, and no
+        // large table for a large collection of keys that are mostly absent
+        Map<K, V> found = new java.util.LinkedHashMap<>(Math.min(keys.size(), GET_ALL_PRESIZE) * 4 / 3 + 1);
         List<K> group = new ArrayList<>(GET_ALL_GROUP);
         byte[][] encoded = new byte[GET_ALL_GROUP][];
         long[] hashes = new long[GET_ALL_GROUP];
