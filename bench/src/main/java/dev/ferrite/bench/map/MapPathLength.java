@@ -93,9 +93,9 @@ public final class MapPathLength {
         } finally {
             if (run.map != null) {
                 run.map.close();
-            }
-            if (backend.equals("shm")) {
-                Ferrite.backend("shm").deletePool(PoolSpec.shm(shmName()).build());
+                if (backend.equals("shm")) {
+                    Ferrite.backend("shm").deletePool(PoolSpec.shm(shmName()).build());
+                }
             }
             try (var files = Files.walk(dir)) {
                 files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
