@@ -138,8 +138,9 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
 
     /**
      * Copies a key's value bytes (as the value codec wrote them) into an array of the caller's;
-     * allocates nothing for a {@code String} key of the {@code utf8} codec without surrogates (a
-     * key of another codec is encoded into a new array first). Thread-safe.
+     * allocates nothing for a {@code String} key of the {@code utf8} codec without surrogates or a
+     * {@code byte[]} key of the {@code bytes} codec, which is read where it is (a key of another
+     * codec is encoded into a new array first). Thread-safe.
      *
      * @param key  the key, not null
      * @param into where the bytes go, from index 0; copied only if the value fits
@@ -179,7 +180,7 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
         byte[][] encoded = new byte[GET_ALL_GROUP][];
         long[] hashes = new long[GET_ALL_GROUP];
         for (K key : keys) {
-            byte[] k = coding.encodeKey(key);
+            byte[] k = coding.lookupBytes(key);
             encoded[group.size()] = k;
             hashes[group.size()] = hash(k);
             group.add(key);

@@ -76,21 +76,30 @@ final class MapCoding<K, V> {
         return encode(keyCodec, k, size);
     }
 
-    /** A thread's lookup key: its UTF-8 or codec bytes, {@code bytes[0, length)}. */
+    /**
+     * A thread's lookup key: its bytes are {@code bytes[0, length)}, which a lookup only reads.
+     * {@code bytes} is the thread's {@code buffer}, a key's own array (the bytes codec) or a new one.
+     */
     static final class LookupKey {
-        byte[] bytes = new byte[64];
+        byte[] bytes;
         int length;
+        /** Where strings are encoded; never a caller's array. */
+        byte[] buffer = new byte[64];
     }
 
     /**
-     * Encodes a key for a lookup: a string of the UTF-8 codec without surrogates and of at most
-     * {@link #LOOKUP_CHARS} chars into the thread's buffer, without allocating; any other key as
-     * {@link #encodeKey} does.
+     * The bytes of a key for a lookup, which only reads them: a {@code byte[]} key of the bytes codec
+     * itself, not copied; a string of the UTF-8 codec without surrogates and of at most
+     * {@link #LOOKUP_CHARS} chars encoded into the thread's buffer; both without allocating. Any
+     * other key as {@link #encodeKey} encodes it.
      */
     LookupKey lookupKey(Object key) {
         Objects.requireNonNull(key, "key");
         LookupKey k = LOOKUP_KEY.get();
-        if (keyCodec != Codecs.UTF8 || !encodeUtf8((String) key, k)) {
+        if (keyCodec == Codecs.BYTES) {
+            k.bytes = (byte[]) key;
+            k.length = k.bytes.length;
+        } else if (keyCodec != Codecs.UTF8 || !encodeUtf8((String) key, k)) {
             k.bytes = encodeKey(key);
             k.length = k.bytes.length;
             return k;
@@ -99,16 +108,34 @@ final class MapCoding<K, V> {
         return k;
     }
 
-    /** @return false, leaving {@code into} to be refilled, if the string has a surrogate or is too long */
+    /**
+     * The bytes of a key for a lookup that keeps them a while (a batch): a {@code byte[]} key of the
+     * bytes codec itself, not copied; any other key as {@link #encodeKey} encodes it.
+     */
+    byte[] lookupBytes(Object key) {
+        if (keyCodec == Codecs.BYTES) {
+            byte[] b = (byte[]) Objects.requireNonNull(key, "key");
+            store.checkKeyLength(b.length);
+            return b;
+        }
+        return encodeKey(key);
+    }
+
+    /**
+     * Encodes a string into {@code into}'s buffer and points {@code into.bytes} at it.
+     *
+     * @return false, leaving {@code into} to be refilled, if the string has a surrogate or is too long
+     */
     private static boolean encodeUtf8(String s, LookupKey into) {
         int n = s.length();
         if (n > LOOKUP_CHARS) {
             return false;
         }
-        if (into.bytes.length < 3 * n) {
-            into.bytes = new byte[3 * n];
+        if (into.buffer.length < 3 * n) {
+            into.buffer = new byte[3 * n];
         }
-        byte[] b = into.bytes;
+        byte[] b = into.buffer;
+        into.bytes = b;
         int seen = 0;
         for (int i = 0; i < n; i++) { // no branch per char: the common, ASCII case
             char c = s.charAt(i);

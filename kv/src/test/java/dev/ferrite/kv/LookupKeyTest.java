@@ -4,18 +4,24 @@ import org.junit.jupiter.api.Test;
 
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * {@code get} and {@code containsKey} encode a string key into a per-thread buffer: the same bytes
  * as {@code String.getBytes(UTF_8)} (which {@code put} uses) for every string, and no allocation
- * for one of Latin-1 characters.
+ * for one of Latin-1 characters. A {@code byte[]} key of the bytes codec is read where it is: not
+ * copied, never written.
  */
 class LookupKeyTest {
 
@@ -43,28 +49,81 @@ class LookupKeyTest {
 
     @Test
     void aLatin1KeyIsLookedUpWithoutAllocating() {
+        com.sun.management.ThreadMXBean threads = allocationCounter();
+        try (FerriteMap<String, Long> map = FerriteMap.builder(Codec.utf8(), Codec.int64()).create()) {
+            String key = "café-key-0000001";
+            map.put(key, 1L);
+            long perCall = allocatedPerCall(threads, () -> map.containsKey(key));
+            assertTrue(perCall < 8, "containsKey of a Latin-1 key allocated " + perCall + " bytes per call");
+        }
+    }
+
+    @Test
+    void aByteArrayKeyIsLookedUpWhereItIsWithoutAllocating() {
+        com.sun.management.ThreadMXBean threads = allocationCounter();
+        try (FerriteMap<byte[], Long> map = FerriteMap.builder(Codec.bytes(), Codec.int64()).create()) {
+            byte[] key = "bytes-key-000001".getBytes(StandardCharsets.US_ASCII);
+            map.put(key, 1L);
+            byte[] into = new byte[8];
+            long perCall = allocatedPerCall(threads, () -> map.containsKey(key) && map.get(key, into) == 8);
+            assertTrue(perCall < 8, "containsKey and get(key, into) of a byte[] key allocated " + perCall + " bytes a call");
+        }
+    }
+
+    @Test
+    void aByteArrayKeyIsNeverWrittenByTheLookupsThatFollowOnItsThread() {
+        try (FerriteMap<byte[], String> bytes = FerriteMap.builder(Codec.bytes(), Codec.utf8()).create();
+             FerriteMap<String, String> strings = FerriteMap.builder(Codec.utf8(), Codec.utf8()).create()) {
+            byte[] key = new byte[120]; // room for a 40-char string's UTF-8: a buffer a lookup could reuse
+            Arrays.fill(key, (byte) 7);
+            byte[] copy = key.clone();
+            bytes.put(key, "seven");
+            assertEquals("seven", bytes.get(key));
+            assertNull(strings.get("a key of forty characters, all of them...")); // encoded on this thread next
+            assertFalse(strings.containsKey("x"));
+            assertArrayEquals(copy, key, "a lookup wrote into the caller's key");
+            assertEquals("seven", bytes.get(copy));
+            assertEquals(Map.of(key, "seven"), bytes.getAll(java.util.List.of(key, new byte[] {1})));
+            assertFalse(bytes.containsKey(new byte[0]));
+        }
+    }
+
+    @Test
+    void aByteArrayKeyOverTheLimitIsRefusedAsAnyOther() {
+        try (FerriteMap<byte[], String> map = FerriteMap.builder(Codec.bytes(), Codec.utf8()).maxKeySize(64).create()) {
+            byte[] key = new byte[65];
+            for (java.util.function.Consumer<byte[]> lookup : java.util.List.<java.util.function.Consumer<byte[]>>of(
+                    map::get, map::containsKey, k -> map.get(k, new byte[4]), k -> map.getAll(java.util.List.of(k)))) {
+                dev.ferrite.FerriteException e = assertThrows(dev.ferrite.FerriteException.class, () -> lookup.accept(key));
+                assertTrue(e.getMessage().contains("65") && e.getMessage().contains("64"), e.getMessage());
+            }
+            assertThrows(ClassCastException.class, () -> map.get((Object) "a string"));
+        }
+    }
+
+    private static com.sun.management.ThreadMXBean allocationCounter() {
         java.lang.management.ThreadMXBean bean = ManagementFactory.getThreadMXBean();
         assumeTrue(bean instanceof com.sun.management.ThreadMXBean, "this JVM does not count allocated bytes");
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) bean;
         assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled(),
                 "this JVM does not count allocated bytes");
-        try (FerriteMap<String, Long> map = FerriteMap.builder(Codec.utf8(), Codec.int64()).create()) {
-            String key = "café-key-0000001";
-            map.put(key, 1L);
-            int calls = 200_000;
-            boolean found = true;
-            for (int round = 0; round < 5; round++) { // warm up, then measure the last round
-                long before = threads.getThreadAllocatedBytes(Thread.currentThread().getId());
-                for (int i = 0; i < calls; i++) {
-                    found &= map.containsKey(key);
-                }
-                long perCall = (threads.getThreadAllocatedBytes(Thread.currentThread().getId()) - before) / calls;
-                if (round == 4) {
-                    assertTrue(perCall < 8, "containsKey of a Latin-1 key allocated " + perCall + " bytes per call");
-                }
+        return threads;
+    }
+
+    /** @return bytes allocated per call of a lookup that finds its key, after four rounds of warm-up */
+    private static long allocatedPerCall(com.sun.management.ThreadMXBean threads, java.util.function.BooleanSupplier lookup) {
+        int calls = 200_000;
+        boolean found = true;
+        long perCall = 0;
+        for (int round = 0; round < 5; round++) {
+            long before = threads.getThreadAllocatedBytes(Thread.currentThread().getId());
+            for (int i = 0; i < calls; i++) {
+                found &= lookup.getAsBoolean();
             }
-            assertTrue(found);
+            perCall = (threads.getThreadAllocatedBytes(Thread.currentThread().getId()) - before) / calls;
         }
+        assertTrue(found);
+        return perCall;
     }
 
     /** @return a string of 1 to 40 chars of one kind: ASCII, Latin-1, Greek, CJK, emoji (pairs), lone surrogates */
