@@ -39,7 +39,7 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * </pre>
  *
  * <p>The quick profile (default) runs every benchmark in one fork with short iterations: about
- * 18 minutes on 2 cores (34 for two forks, measured). {@code --full} runs longer, in two forks, and adds a mix of signals larger
+ * 35 minutes on 2 cores (70 for two forks, measured). {@code --full} runs longer, in two forks, and adds a mix of signals larger
  * than 2^31 bytes (about 90 minutes: 2 × 16 s per benchmark). {@code --smoke} runs one 100 ms
  * iteration of each (a check that nothing rots, not a measurement). {@code --interleave N} runs
  * N passes of one fork per benchmark and merges them, N forks each: the forks of the benchmarks
@@ -239,7 +239,7 @@ public final class BenchMain {
             "Runs Ferrite's benchmarks on every available backend beside the libraries people use instead,",
             "and writes DIR/results.json (JMH JSON), DIR/report.md and DIR/report.html (DIR: bench-results).",
             "",
-            "  (default)   quick profile: 1 fork, 2 x 0.5 s warm-up, 5 x 0.5 s measurement; about 18 minutes on 2 cores",
+            "  (default)   quick profile: 1 fork, 2 x 0.5 s warm-up, 5 x 0.5 s measurement; about 35 minutes on 2 cores",
             "  --full      2 forks, 3 x 2 s warm-up, 5 x 2 s measurement, plus 2.25 GiB signals; about 90 minutes",
             "  --smoke     1 fork, one 100 ms iteration, small sizes: checks that everything runs, measures nothing",
             "  --interleave N  N passes of one fork per benchmark, merged as N forks each: the forks of the",
