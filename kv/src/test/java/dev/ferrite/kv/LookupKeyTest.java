@@ -74,12 +74,12 @@ class LookupKeyTest {
     void aByteArrayKeyIsNeverWrittenByTheLookupsThatFollowOnItsThread() {
         try (FerriteMap<byte[], String> bytes = FerriteMap.builder(Codec.bytes(), Codec.utf8()).create();
              FerriteMap<String, String> strings = FerriteMap.builder(Codec.utf8(), Codec.utf8()).create()) {
-            byte[] key = new byte[120]; // room for a 40-char string's UTF-8: a buffer a lookup could reuse
+            byte[] key = new byte[128]; // room for the 42-char string below at 3 bytes a char: a buffer a lookup could reuse
             Arrays.fill(key, (byte) 7);
             byte[] copy = key.clone();
             bytes.put(key, "seven");
             assertEquals("seven", bytes.get(key));
-            assertNull(strings.get("a key of forty characters, all of them...")); // encoded on this thread next
+            assertNull(strings.get("a key of forty-two characters, all of them")); // encoded on this thread next
             assertFalse(strings.containsKey("x"));
             assertArrayEquals(copy, key, "a lookup wrote into the caller's key");
             assertEquals("seven", bytes.get(copy));
