@@ -96,11 +96,8 @@ final class MapCoding<K, V> {
     LookupKey lookupKey(Object key) {
         Objects.requireNonNull(key, "key");
         LookupKey k = LOOKUP_KEY.get();
-        if (keyCodec == Codecs.BYTES) {
-            k.bytes = (byte[]) key;
-            k.length = k.bytes.length;
-        } else if (keyCodec != Codecs.UTF8 || !encodeUtf8((String) key, k)) {
-            k.bytes = encodeKey(key);
+        if (keyCodec != Codecs.UTF8 || !encodeUtf8((String) key, k)) {
+            k.bytes = lookupBytes(key);
             k.length = k.bytes.length;
             return k;
         }
@@ -109,8 +106,9 @@ final class MapCoding<K, V> {
     }
 
     /**
-     * The bytes of a key for a lookup that keeps them a while (a batch): a {@code byte[]} key of the
-     * bytes codec itself, not copied; any other key as {@link #encodeKey} encodes it.
+     * The bytes of a key for a lookup, which only reads them and may keep them a while (a batch): a
+     * {@code byte[]} key of the bytes codec itself, not copied; any other key as {@link #encodeKey}
+     * encodes it. Both checked against the map's key limit.
      */
     byte[] lookupBytes(Object key) {
         if (keyCodec == Codecs.BYTES) {
