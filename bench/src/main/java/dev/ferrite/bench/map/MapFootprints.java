@@ -1,5 +1,6 @@
 package dev.ferrite.bench.map;
 
+import dev.ferrite.bench.ChildProcesses;
 import dev.ferrite.bench.JvmFlags;
 import dev.ferrite.bench.report.Footprint;
 import java.io.IOException;
@@ -66,7 +67,7 @@ public final class MapFootprints {
         cmd.addAll(JvmFlags.forks());
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), MapFootprint.class.getName(), library,
                 Long.toString(entries)));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        Process p = ChildProcesses.start(new ProcessBuilder(cmd).redirectErrorStream(true));
         String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!p.waitFor(10, TimeUnit.MINUTES) || p.exitValue() != 0) {
             p.destroyForcibly();

@@ -36,7 +36,7 @@ final class PeerProcess implements AutoCloseable {
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT);
         pb.environment().remove("JAVA_TOOL_OPTIONS");
-        Process p = pb.start();
+        Process p = dev.ferrite.bench.ChildProcesses.start(pb);
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         String line = out.readLine();
         if (!"READY".equals(line)) {

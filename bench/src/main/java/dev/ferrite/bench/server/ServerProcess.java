@@ -1,5 +1,6 @@
 package dev.ferrite.bench.server;
 
+import dev.ferrite.bench.ChildProcesses;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -43,7 +44,7 @@ final class ServerProcess implements AutoCloseable {
         for (String c : command) {
             cmd.add(c.replace("{port}", Integer.toString(port)));
         }
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process p = ChildProcesses.start(new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()));
         ServerProcess server = new ServerProcess(name, port, p, log);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (true) {

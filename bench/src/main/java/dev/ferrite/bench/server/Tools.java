@@ -1,5 +1,6 @@
 package dev.ferrite.bench.server;
 
+import dev.ferrite.bench.ChildProcesses;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -157,7 +158,7 @@ final class Tools {
         if (dir != null) {
             pb.directory(dir.toFile());
         }
-        Process p = pb.start();
+        Process p = ChildProcesses.start(pb);
         String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (p.waitFor() != 0) {
             throw new IOException(String.join(" ", cmd) + " failed with exit code " + p.exitValue() + ": " + output);
