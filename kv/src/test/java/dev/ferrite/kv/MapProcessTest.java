@@ -7,7 +7,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.BufferedReader;
-import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -19,7 +18,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
@@ -57,42 +55,9 @@ class MapProcessTest {
         try {
             int rounds = Integer.getInteger("ferrite.test.killRounds", 6);
             for (int round = 0; round < rounds; round++) {
-                List<Process> writers = new ArrayList<>();
-                List<Thread> readers = new ArrayList<>();
-                AtomicLong roundAcks = new AtomicLong();
-                for (int id = 0; id < 2; id++) {
-                    Process p = ChildJvm.start(ChildJvm.ferriteFlags(), MapPeer.class, "writer", backend, where,
-                            String.valueOf(id), String.valueOf(KEYS), String.valueOf(round * 1_000_000_000L));
-                    writers.add(p);
-                    readers.add(readAcks(p, acked, roundAcks));
-                }
-                AtomicBoolean stop = new AtomicBoolean();
-                AtomicReference<Throwable> readerError = new AtomicReference<>();
-                AtomicLong reads = new AtomicLong();
-                Thread reader = new Thread(() -> readWhileTheyWrite(b, stop, readerError, reads));
-                reader.start();
-                // Kill at a random instant of writing, however long the JVMs took to start on this host.
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-                while (roundAcks.get() < 2 && System.nanoTime() - deadline < 0) {
-                    Thread.sleep(10);
-                }
-                assertTrue(roundAcks.get() >= 2, "the writers of round " + round + " acknowledged nothing in 120 s");
-                Thread.sleep(200 + random.nextInt(1200));
-                for (Process p : writers) {
-                    p.destroyForcibly(); // SIGKILL
-                }
-                for (Process p : writers) {
-                    assertTrue(p.waitFor(30, TimeUnit.SECONDS));
-                }
-                for (Thread t : readers) {
-                    t.join();
-                }
-                stop.set(true);
-                reader.join();
-                if (readerError.get() != null) {
-                    throw new AssertionError("a read during the writes failed", readerError.get());
-                }
-                assertTrue(reads.get() > 0);
+                List<List<String>> writers = KillRound.writers(backend, where, KEYS, round * 1_000_000_000L);
+                KillRound.run(MapPeer.class, writers, 200, 1200, random, acked,
+                        (stop, reads) -> readWhileTheyWrite(b, stop, reads));
                 try (FerriteMap<String, byte[]> map = b.open()) {
                     assertTrue(map.stats().verifiedAtOpen(), "the writers died with the map open: the open checked it");
                     assertEquals(0, map.verify(), "kill -9 damages no entry");
@@ -226,8 +191,7 @@ class MapProcessTest {
         }
     }
 
-    private static void readWhileTheyWrite(FerriteMapBuilder<String, byte[]> b, AtomicBoolean stop,
-                                           AtomicReference<Throwable> error, AtomicLong reads) {
+    private static void readWhileTheyWrite(FerriteMapBuilder<String, byte[]> b, AtomicBoolean stop, AtomicLong reads) {
         try (FerriteMap<String, byte[]> map = b.open()) {
             Random r = new Random();
             while (!stop.get()) {
@@ -239,33 +203,7 @@ class MapProcessTest {
                 }
                 reads.incrementAndGet();
             }
-        } catch (Throwable t) {
-            error.set(t);
         }
-    }
-
-    /**
-     * Reads a writer peer's acknowledgements ({@code key sequence} lines) into {@code acked} (the
-     * highest sequence per key) until the peer's output ends; also used by {@code SortedMapProcessTest}.
-     */
-    static Thread readAcks(Process p, Map<String, Long> acked, AtomicLong count) {
-        Thread t = new Thread(() -> {
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = in.readLine()) != null) {
-                    int space = line.indexOf(' ');
-                    if (space > 0) {
-                        long i = Long.parseLong(line.substring(space + 1));
-                        acked.merge(line.substring(0, space), i, Math::max);
-                        count.incrementAndGet();
-                    }
-                }
-            } catch (IOException | NumberFormatException e) {
-                // a line cut by the kill: everything before it was read
-            }
-        });
-        t.start();
-        return t;
     }
 
     private String where(String backend, String what) {

@@ -16,7 +16,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -46,41 +45,9 @@ class SortedMapProcessTest {
         try {
             int rounds = Integer.getInteger("ferrite.test.killRounds", 5);
             for (int round = 0; round < rounds; round++) {
-                List<Process> writers = new ArrayList<>();
-                List<Thread> ackReaders = new ArrayList<>();
-                AtomicLong roundAcks = new AtomicLong();
-                for (int id = 0; id < 2; id++) {
-                    Process p = ChildJvm.start(ChildJvm.ferriteFlags(), SortedPeer.class, "writer", backend, where,
-                            String.valueOf(id), String.valueOf(KEYS), String.valueOf(round * 1_000_000_000L));
-                    writers.add(p);
-                    ackReaders.add(MapProcessTest.readAcks(p, acked, roundAcks));
-                }
-                AtomicBoolean stop = new AtomicBoolean();
-                AtomicReference<Throwable> readerError = new AtomicReference<>();
-                AtomicLong reads = new AtomicLong();
-                Thread reader = new Thread(() -> readWhileTheyWrite(b, stop, readerError, reads));
-                reader.start();
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-                while (roundAcks.get() < 2 && System.nanoTime() - deadline < 0) {
-                    Thread.sleep(10);
-                }
-                assertTrue(roundAcks.get() >= 2, "the writers of round " + round + " acknowledged nothing in 120 s");
-                Thread.sleep(200 + random.nextInt(1200));
-                for (Process p : writers) {
-                    p.destroyForcibly(); // SIGKILL
-                }
-                for (Process p : writers) {
-                    assertTrue(p.waitFor(30, TimeUnit.SECONDS));
-                }
-                for (Thread t : ackReaders) {
-                    t.join();
-                }
-                stop.set(true);
-                reader.join();
-                if (readerError.get() != null) {
-                    throw new AssertionError("a read during the writes failed", readerError.get());
-                }
-                assertTrue(reads.get() > 0);
+                List<List<String>> writers = KillRound.writers(backend, where, KEYS, round * 1_000_000_000L);
+                KillRound.run(SortedPeer.class, writers, 200, 1200, random, acked,
+                        (stop, reads) -> readWhileTheyWrite(b, stop, reads));
                 try (FerriteSortedMap<String, byte[]> map = b.open()) {
                     for (Map.Entry<String, Long> e : acked.entrySet()) {
                         byte[] v = map.get(e.getKey());
@@ -144,14 +111,8 @@ class SortedMapProcessTest {
         Random random = new Random(Long.getLong("ferrite.test.killSeed", 12));
         try {
             for (int round = 0; round < 3; round++) {
-                AtomicLong roundAcks = new AtomicLong();
-                Process p = ChildJvm.start(ChildJvm.ferriteFlags(), SortedPeer.class, "batcher", backend, where,
-                        String.valueOf(round * 1_000_000L + 1));
-                Thread acks = MapProcessTest.readAcks(p, acked, roundAcks);
-                AtomicBoolean stop = new AtomicBoolean();
-                AtomicReference<Throwable> readerError = new AtomicReference<>();
-                AtomicLong reads = new AtomicLong();
-                Thread reader = new Thread(() -> {
+                List<List<String>> batcher = List.of(List.of("batcher", backend, where, String.valueOf(round * 1_000_000L + 1)));
+                KillRound.run(SortedPeer.class, batcher, 100, 900, random, acked, (stop, reads) -> {
                     try (FerriteSortedMap<String, byte[]> map = b.open()) {
                         while (!stop.get()) {
                             // size() reads one published tree (an iteration reads a leaf at a time):
@@ -164,26 +125,8 @@ class SortedMapProcessTest {
                             }
                             reads.incrementAndGet();
                         }
-                    } catch (Throwable t) {
-                        readerError.set(t);
                     }
                 });
-                reader.start();
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-                while (roundAcks.get() < 2 && System.nanoTime() - deadline < 0) {
-                    Thread.sleep(10);
-                }
-                assertTrue(roundAcks.get() >= 2, "the batcher of round " + round + " acknowledged nothing in 120 s");
-                Thread.sleep(100 + random.nextInt(900));
-                p.destroyForcibly(); // SIGKILL
-                assertTrue(p.waitFor(30, TimeUnit.SECONDS));
-                acks.join();
-                stop.set(true);
-                reader.join();
-                if (readerError.get() != null) {
-                    throw new AssertionError("a read during the atomic changes failed", readerError.get());
-                }
-                assertTrue(reads.get() > 0);
                 try (FerriteSortedMap<String, byte[]> map = b.open()) {
                     long seq = assertOneBatch(map.subMap("batch-", "batch-~"), "after round " + round);
                     assertTrue(seq >= acked.get("batch"), "batch " + seq + " is older than the last acknowledged, "
@@ -216,8 +159,7 @@ class SortedMapProcessTest {
         return seq;
     }
 
-    private static void readWhileTheyWrite(FerriteSortedMapBuilder<String, byte[]> b, AtomicBoolean stop,
-                                           AtomicReference<Throwable> error, AtomicLong reads) {
+    private static void readWhileTheyWrite(FerriteSortedMapBuilder<String, byte[]> b, AtomicBoolean stop, AtomicLong reads) {
         try (FerriteSortedMap<String, byte[]> map = b.open()) {
             Random r = new Random();
             while (!stop.get()) {
@@ -240,8 +182,6 @@ class SortedMapProcessTest {
                 }
                 reads.incrementAndGet();
             }
-        } catch (Throwable t) {
-            error.set(t);
         }
     }
 
