@@ -67,23 +67,26 @@ final class KillRound {
             }
         });
         reader.start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (roundAcks.get() < 2 && System.nanoTime() - deadline < 0) {
-            Thread.sleep(10);
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (roundAcks.get() < 2 && System.nanoTime() - deadline < 0) {
+                Thread.sleep(10);
+            }
+            assertTrue(roundAcks.get() >= 2, "the writers " + writers + " acknowledged nothing in 120 s");
+            Thread.sleep(minDelayMillis + random.nextInt(spreadMillis));
+        } finally { // also when the round failed: no writer or reader outlives it
+            for (Process p : processes) {
+                p.destroyForcibly(); // SIGKILL
+            }
+            for (Process p : processes) {
+                assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+            }
+            for (Thread t : ackReaders) {
+                t.join();
+            }
+            stop.set(true);
+            reader.join();
         }
-        assertTrue(roundAcks.get() >= 2, "the writers " + writers + " acknowledged nothing in 120 s");
-        Thread.sleep(minDelayMillis + random.nextInt(spreadMillis));
-        for (Process p : processes) {
-            p.destroyForcibly(); // SIGKILL
-        }
-        for (Process p : processes) {
-            assertTrue(p.waitFor(30, TimeUnit.SECONDS));
-        }
-        for (Thread t : ackReaders) {
-            t.join();
-        }
-        stop.set(true);
-        reader.join();
         if (readerError.get() != null) {
             throw new AssertionError("a read during the writes failed", readerError.get());
         }
