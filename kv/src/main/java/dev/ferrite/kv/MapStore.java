@@ -170,12 +170,12 @@ final class MapStore implements AutoCloseable {
 
     /** Warms the home buckets and outside entries of several keys (see {@link SectionReader#prefetch}). */
     void prefetch(byte[][] keys, int from, int count) {
-        reader.prefetch(keys, null, from, count);
+        reader.prefetch(keys, from, count);
     }
 
-    /** As {@link #prefetch(byte[][], int, int)}, {@code hashes[i]} being the hash of {@code keys[i]}. */
-    void prefetch(byte[][] keys, long[] hashes, int from, int count) {
-        reader.prefetch(keys, hashes, from, count);
+    /** As {@link #prefetch(byte[][], int, int)}, for the keys of a batch. */
+    void prefetch(KeyBatch batch) {
+        reader.prefetch(batch);
     }
 
     /** One step of a cursor scan of one section (see {@link SectionScanner#scan}). */

@@ -288,51 +288,52 @@ final class SectionReader {
      * of following one another as a get after a get's would. A hint: reads only, takes no lock,
      * skips keys it cannot place (absent, displaced, a section not yet opened here, a view closed
      * meanwhile) and never throws for them.
+     *
+     * @param keys keys' bytes; null elements are skipped
      */
     void prefetch(byte[][] keys, int from, int count) {
-        prefetch(keys, null, from, count);
-    }
-
-    /**
-     * As {@link #prefetch(byte[][], int, int)}, with the keys' hashes computed already.
-     *
-     * @param hashes {@code hashes[i]} is the hash of {@code keys[i]}; null to compute them here
-     */
-    void prefetch(byte[][] keys, long[] hashes, int from, int count) {
         int batch = Math.min(count, PREFETCH_BATCH);
+        long[] hashes = new long[batch];
         long[] words = new long[batch];
         SectionView[] at = new SectionView[batch];
         for (int start = from; start < from + count; start += PREFETCH_BATCH) {
-            int n = Math.min(PREFETCH_BATCH, from + count - start);
-            try {
-                prefetched += prefetchBatch(keys, hashes, start, n, words, at);
-            } catch (SegmentClosedException e) {
-                // a section moved on meanwhile: nothing to warm there
+            int n = 0;
+            for (int i = start; i < Math.min(start + PREFETCH_BATCH, from + count); i++) {
+                if (keys[i] != null) {
+                    hashes[n++] = MapStore.hash(keys[i], 0, keys[i].length); // a pass needs no key's place
+                }
             }
+            prefetchBatch(hashes, n, at, words);
+        }
+    }
+
+    /** As {@link #prefetch(byte[][], int, int)}, for the keys of a batch. */
+    void prefetch(KeyBatch batch) {
+        prefetchBatch(batch.hashes, batch.size, batch.views, batch.words);
+    }
+
+    private void prefetchBatch(long[] hashes, int n, SectionView[] at, long[] words) {
+        try {
+            prefetched += prefetchLevels(hashes, n, at, words);
+        } catch (SegmentClosedException e) {
+            // a section moved on meanwhile: nothing to warm there
         }
     }
 
     /**
      * Three passes, each short per key so that a core keeps many of its loads in flight: the
-     * hashes (into {@code words}), the home buckets (every cache line of each), the outside
-     * entries the matching buckets name.
+     * sections' views, the home buckets (every cache line of each), the outside entries the
+     * matching buckets name (their offsets kept in {@code words}).
      */
-    private long prefetchBatch(byte[][] keys, long[] hashes, int start, int n, long[] words, SectionView[] at) {
+    private long prefetchLevels(long[] hashes, int n, SectionView[] at, long[] words) {
         for (int i = 0; i < n; i++) {
-            byte[] key = keys[start + i];
-            if (key == null) {
-                at[i] = null;
-            } else {
-                long hash = hashes != null ? hashes[start + i] : MapStore.hash(key, 0, key.length);
-                words[i] = hash;
-                at[i] = views.cached(store.sectionOf(hash));
-            }
+            at[i] = views.cached(store.sectionOf(hashes[i]));
         }
         long touched = 0;
         for (int i = 0; i < n; i++) {
             SectionView v = at[i];
             if (v != null) {
-                long hash = words[i];
+                long hash = hashes[i];
                 long b = v.bucket(v.home(hash));
                 long w = v.segment.getLong(b);
                 for (long line = 64; line < v.bucketSize; line += 64) {
