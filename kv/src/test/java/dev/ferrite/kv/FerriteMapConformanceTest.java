@@ -11,6 +11,8 @@ import dev.ferrite.PoolSpec;
 import dev.ferrite.spi.MemoryBackend;
 import junit.framework.Test;
 import junit.framework.TestSuite;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -20,19 +22,25 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 
 /**
  * Guava's {@code ConcurrentMapTestSuiteBuilder}, the Map/ConcurrentMap conformance suite other map
  * libraries run, against FerriteMap on every available backend and every kind of pool it makes: a
  * file, shm and anonymous pool per backend, one map per test in it, deleted after the test.
- * Run by JUnit's vintage engine (the suite is JUnit 3 style).
+ * The suite is JUnit 3 style: {@link JUnit3Suites} runs each sub-suite as one test.
  */
-public class FerriteMapConformanceTest {
+class FerriteMapConformanceTest {
 
     private static final AtomicInteger MAPS = new AtomicInteger();
 
-    /** @return one conformance suite per backend and pool kind */
-    public static Test suite() {
+    /** @return a test per backend and pool kind, each running its suite's cases in-process */
+    @TestFactory
+    Stream<DynamicTest> guavaTestlib() {
+        return JUnit3Suites.eachOf(suite());
+    }
+
+    private static TestSuite suite() {
         TestSuite all = new TestSuite("FerriteMap conformance (guava-testlib)");
         for (MemoryBackend backend : Ferrite.backends()) {
             if (!backend.isAvailable()) {

@@ -10,41 +10,42 @@ import dev.ferrite.ChunkPool;
 import dev.ferrite.Ferrite;
 import dev.ferrite.PoolSpec;
 import dev.ferrite.spi.MemoryBackend;
-import junit.framework.Test;
 import junit.framework.TestSuite;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 
 /**
  * Guava's {@code ConcurrentNavigableMapTestSuiteBuilder} (with its derived sub-map, descending and
  * key-set suites, 33,000 tests) against FerriteSortedMap in an anonymous pool of the default backend
  * (the backends' own suites cover their memory access; {@code SortedMapProcessTest} file and shm pools). Suppressed, as Guava suppresses them for {@code ConcurrentSkipListMap}: the entry
- * {@code setValue} tests (entries are snapshots). Run by JUnit's vintage engine.
+ * {@code setValue} tests (entries are snapshots). {@link JUnit3Suites} runs the suite as one test.
  */
-public class FerriteSortedMapConformanceTest {
+class FerriteSortedMapConformanceTest {
 
     private static final AtomicInteger MAPS = new AtomicInteger();
 
-    /** @return one suite per backend and pool kind */
     /**
-     * @return the suites
+     * @return a test per sub-suite (the map, its descending map, sub-maps, key sets...), each
+     *         running its cases in-process
      * @throws NoSuchMethodException if Guava's suppressed testers changed names
      */
-    public static Test suite() throws NoSuchMethodException {
-        TestSuite all = new TestSuite("FerriteSortedMap conformance (guava-testlib)");
-        all.addTest(suiteFor(Ferrite.backend(), PoolSpec.Kind.ANONYMOUS));
-        return all;
+    @TestFactory
+    Stream<DynamicTest> guavaTestlib() throws NoSuchMethodException {
+        return JUnit3Suites.eachOf(suiteFor(Ferrite.backend(), PoolSpec.Kind.ANONYMOUS));
     }
 
-    private static Test suiteFor(MemoryBackend backend, PoolSpec.Kind kind) throws NoSuchMethodException {
+    private static TestSuite suiteFor(MemoryBackend backend, PoolSpec.Kind kind) throws NoSuchMethodException {
         PoolSpec.Builder spec = kind == PoolSpec.Kind.SHM
                 ? PoolSpec.shm("ferrite-sorted-conformance-" + backend.name() + "-" + ProcessHandle.current().pid()).overwrite(true)
                 : PoolSpec.anonymous();
-        ChunkPool pool = backend.createPool(spec.chunkSize(64 << 10).capacity(8L << 30).maxNamedSegments(1 << 14).build());
+        ChunkPool pool = backend.createPool(spec.chunkSize(64 << 10).capacity(8L << 30).maxNamedSegments(1 << 10).build());
         if (kind != PoolSpec.Kind.ANONYMOUS) {
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 pool.close();
