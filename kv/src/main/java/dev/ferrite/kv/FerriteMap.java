@@ -174,8 +174,8 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
         Map<K, V> found = new java.util.LinkedHashMap<>(Math.min(keys.size(), GET_ALL_PRESIZE) * 4 / 3 + 1);
         KeyBatch batch = new KeyBatch();
         for (K key : keys) {
-            // the JDK's encoder: fewer instructions than an encoding into a shared array, for 16 bytes
-            // of garbage beside the value and the result's entry a key allocates anyway
+            // the JDK's encoder: fewer instructions than encoding into a shared array, for an array of
+            // the key's size beside the value and the result's entry that each key allocates anyway
             batch.add(key, coding.lookupBytes(key));
             if (batch.full()) {
                 getBatch(batch, found);
@@ -420,7 +420,7 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
      * toward the CPU caches, one pass over all keys per level, so that the gets, reads or writes
      * that follow find them there instead of each waiting for memory in turn (a server answering a
      * pipeline of 16 GETs waits about twice instead of 32 times). Changes nothing, takes no lock,
-     * allocates two small arrays; keys that are absent, null, or not where a first probe finds
+     * allocates three small arrays; keys that are absent, null, or not where a first probe finds
      * them are skipped. Thread-safe.
      *
      * @param keys  keys' bytes (as the key codec writes them); null elements are skipped
