@@ -25,15 +25,15 @@ import java.util.stream.Stream;
  * Guava's {@code ConcurrentNavigableMapTestSuiteBuilder} (with its derived sub-map, descending and
  * key-set suites, 33,000 tests) against FerriteSortedMap in an anonymous pool of the default backend
  * (the backends' own suites cover their memory access; {@code SortedMapProcessTest} file and shm pools). Suppressed, as Guava suppresses them for {@code ConcurrentSkipListMap}: the entry
- * {@code setValue} tests (entries are snapshots). {@link JUnit3Suites} runs the suite as one test.
+ * {@code setValue} tests (entries are snapshots). {@link JUnit3Suites} runs the suite in-process.
  */
 class FerriteSortedMapConformanceTest {
 
     private static final AtomicInteger MAPS = new AtomicInteger();
 
     /**
-     * @return a test per sub-suite (the map, its descending map, sub-maps, key sets...), each
-     *         running its cases in-process
+     * @return a test per sub-suite (one per map size Guava tests, each with its derived views),
+     *         each running its cases in-process
      * @throws NoSuchMethodException if Guava's suppressed testers changed names
      */
     @TestFactory
