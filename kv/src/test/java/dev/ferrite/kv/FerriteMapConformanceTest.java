@@ -27,8 +27,9 @@ import java.util.stream.Stream;
 /**
  * Guava's {@code ConcurrentMapTestSuiteBuilder}, the Map/ConcurrentMap conformance suite other map
  * libraries run, against FerriteMap on every available backend and every kind of pool it makes: a
- * file, shm and anonymous pool per backend, one map per test in it, deleted after the test.
- * The suite is JUnit 3 style: {@link JUnit3Suites} runs each sub-suite as one test.
+ * file, shm and anonymous pool per backend, one map at a time in it (deleted when the next is
+ * made, and after each test). The suite is JUnit 3 style: {@link JUnit3Suites} runs each
+ * sub-suite as one test.
  */
 class FerriteMapConformanceTest {
 
@@ -56,7 +57,7 @@ class FerriteMapConformanceTest {
     }
 
     private static Test suiteFor(MemoryBackend backend, PoolSpec.Kind kind) {
-        ChunkPool pool = backend.createPool(spec(kind).chunkSize(64 << 10).capacity(8L << 30).maxNamedSegments(1 << 14).overwrite(kind != PoolSpec.Kind.ANONYMOUS).build());
+        ChunkPool pool = backend.createPool(spec(kind).chunkSize(64 << 10).capacity(8L << 30).maxNamedSegments(1 << 10).overwrite(kind != PoolSpec.Kind.ANONYMOUS).build());
         if (kind != PoolSpec.Kind.ANONYMOUS) {
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 pool.close();
@@ -67,6 +68,7 @@ class FerriteMapConformanceTest {
         return ConcurrentMapTestSuiteBuilder.using(new TestStringMapGenerator() {
                     @Override
                     protected Map<String, String> create(Map.Entry<String, String>[] entries) {
+                        dropAll(pool, open); // the iterator testers make a map per step: keep the pool's names free
                         FerriteMap<String, String> map = FerriteMap.builder(Codec.utf8(), Codec.utf8())
                                 .pool(pool, "conformance-" + MAPS.incrementAndGet()).create();
                         open.add(map);
@@ -78,14 +80,16 @@ class FerriteMapConformanceTest {
                 })
                 .named("FerriteMap " + backend.name() + " " + kind.name().toLowerCase())
                 .withFeatures(MapFeature.GENERAL_PURPOSE, CollectionFeature.SUPPORTS_ITERATOR_REMOVE, CollectionSize.ANY)
-                .withTearDown(() -> {
-                    for (FerriteMap<?, ?> m : open) {
-                        m.close();
-                        FerriteMap.delete(pool, m.name());
-                    }
-                    open.clear();
-                })
+                .withTearDown(() -> dropAll(pool, open))
                 .createTestSuite();
+    }
+
+    private static void dropAll(ChunkPool pool, List<FerriteMap<?, ?>> open) {
+        for (FerriteMap<?, ?> m : open) {
+            m.close();
+            FerriteMap.delete(pool, m.name());
+        }
+        open.clear();
     }
 
     private static PoolSpec.Builder spec(PoolSpec.Kind kind) {
