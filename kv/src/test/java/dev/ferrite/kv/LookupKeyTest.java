@@ -59,6 +59,17 @@ class LookupKeyTest {
     }
 
     @Test
+    void aLatin1KeyIsLookedUpWithoutAllocating() {
+        com.sun.management.ThreadMXBean threads = allocationCounter();
+        try (FerriteMap<String, Long> map = FerriteMap.builder(Codec.utf8(), Codec.int64()).create()) {
+            String key = "café-key-0000001";
+            map.put(key, 1L);
+            long perCall = allocatedPerCall(threads, () -> map.containsKey(key));
+            assertTrue(perCall < 8, "containsKey of a Latin-1 key allocated " + perCall + " bytes per call");
+        }
+    }
+
+    @Test
     void aByteArrayKeyIsLookedUpWhereItIsWithoutAllocating() {
         com.sun.management.ThreadMXBean threads = allocationCounter();
         try (FerriteMap<byte[], Long> map = FerriteMap.builder(Codec.bytes(), Codec.int64()).create()) {
