@@ -420,8 +420,8 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
      * toward the CPU caches, one pass over all keys per level, so that the gets, reads or writes
      * that follow find them there instead of each waiting for memory in turn (a server answering a
      * pipeline of 16 GETs waits about twice instead of 32 times). Changes nothing, takes no lock,
-     * allocates three small arrays; keys that are absent, null, or not where a first probe finds
-     * them are skipped. Thread-safe.
+     * allocates one batch of small arrays (16 keys' scratch); keys that are absent, null, or not
+     * where a first probe finds them are skipped. Thread-safe.
      *
      * @param keys  keys' bytes (as the key codec writes them); null elements are skipped
      * @param from  index of the first key to warm

@@ -21,8 +21,6 @@ final class SectionReader {
 
     private static final Logger LOG = LoggerFactory.getLogger(SectionReader.class);
 
-    /** Keys warmed per pass of {@link #prefetch}: about as many misses as a core keeps in flight. */
-    private static final int PREFETCH_BATCH = 16;
     /** Bytes of an outside entry {@link #prefetch} touches, a load per 64. */
     private static final long PREFETCH_ENTRY_BYTES = 192;
 
@@ -292,29 +290,23 @@ final class SectionReader {
      * @param keys keys' bytes; null elements are skipped
      */
     void prefetch(byte[][] keys, int from, int count) {
-        int batch = Math.min(count, PREFETCH_BATCH);
-        long[] hashes = new long[batch];
-        long[] words = new long[batch];
-        SectionView[] at = new SectionView[batch];
-        for (int start = from; start < from + count; start += PREFETCH_BATCH) {
-            int n = 0;
-            for (int i = start; i < Math.min(start + PREFETCH_BATCH, from + count); i++) {
-                if (keys[i] != null) {
-                    hashes[n++] = MapStore.hash(keys[i], 0, keys[i].length); // a pass needs no key's place
+        KeyBatch batch = new KeyBatch();
+        for (int i = from; i < from + count; i++) {
+            if (keys[i] != null) {
+                batch.add(keys[i], keys[i]);
+                if (batch.full()) {
+                    prefetch(batch);
+                    batch.clear();
                 }
             }
-            prefetchBatch(hashes, n, at, words);
         }
+        prefetch(batch);
     }
 
     /** As {@link #prefetch(byte[][], int, int)}, for the keys of a batch. */
     void prefetch(KeyBatch batch) {
-        prefetchBatch(batch.hashes, batch.size, batch.views, batch.words);
-    }
-
-    private void prefetchBatch(long[] hashes, int n, SectionView[] at, long[] words) {
         try {
-            prefetched += prefetchLevels(hashes, n, at, words);
+            prefetched += prefetchLevels(batch);
         } catch (SegmentClosedException e) {
             // a section moved on meanwhile: nothing to warm there
         }
@@ -323,9 +315,13 @@ final class SectionReader {
     /**
      * Three passes, each short per key so that a core keeps many of its loads in flight: the
      * sections' views, the home buckets (every cache line of each), the outside entries the
-     * matching buckets name (their offsets kept in {@code words}).
+     * matching buckets name (their offsets kept in the batch's words).
      */
-    private long prefetchLevels(long[] hashes, int n, SectionView[] at, long[] words) {
+    private long prefetchLevels(KeyBatch batch) {
+        long[] hashes = batch.hashes;
+        SectionView[] at = batch.views;
+        long[] words = batch.words;
+        int n = batch.size;
         for (int i = 0; i < n; i++) {
             at[i] = views.cached(store.sectionOf(hashes[i]));
         }
