@@ -82,6 +82,11 @@ public abstract class AbstractSegment extends SegmentPrimitives implements Segme
         return direct || (off & chunkMask) <= chunkSize - width;
     }
 
+    /** @return whether {@code [off, off + len)}, {@code len > 0}, lies in one chunk's memory (always, if the chunks are end to end) */
+    private boolean inOneChunk(long off, long len) {
+        return direct || (off >>> chunkShift) == ((off + len - 1) >>> chunkShift);
+    }
+
     private Object baseAt(long off) {
         return direct ? directBase : bases[(int) (off >>> chunkShift)];
     }
@@ -435,7 +440,7 @@ public abstract class AbstractSegment extends SegmentPrimitives implements Segme
     @Override
     public final long hash64(long off, long len) {
         checkRange(off, len, false);
-        if (direct || len == 0 || (off >>> chunkShift) == ((off + len - 1) >>> chunkShift)) {
+        if (len == 0 || inOneChunk(off, len)) {
             return hashInChunk(baseAt(off), posAt(off), len);
         }
         return hashAcrossChunks(off, len);
@@ -706,6 +711,14 @@ public abstract class AbstractSegment extends SegmentPrimitives implements Segme
         if (sameMemory && dstOff > off && dstOff < off + len) {
             copyBackward(off, dst, dstOff, len);
             return;
+        }
+        if (len > 0 && len <= Integer.MAX_VALUE && dst.getClass() == getClass()) {
+            // Both ranges in one chunk each (a map entry, an undo record: nearly every call): one copy.
+            AbstractSegment d = (AbstractSegment) dst;
+            if (inOneChunk(off, len) && d.inOneChunk(dstOff, len)) {
+                copyMemory(baseAt(off), posAt(off), d.baseAt(dstOff), d.posAt(dstOff), (int) len);
+                return;
+            }
         }
         while (len > 0) {
             ChunkRegion src = regionAt(off, len);

@@ -294,8 +294,7 @@ final class EntryCursor {
 
     /**
      * For a bucket holding the key: saves it in the undo record (an outside entry: its offset,
-     * which stays as it is), makes its word odd and writes the key again where an inline entry's
-     * key goes.
+     * which stays as it is), then makes its word odd.
      */
     private void beginChange() {
         Segment seg = v.segment;
@@ -311,14 +310,17 @@ final class EntryCursor {
     }
 
     /**
-     * Finishes the bucket: an inline entry's key and checksum (its value written already), or an
-     * outside entry's offset; then its settled word (ordered: the publication); then the count,
+     * Finishes the bucket: an inline entry's key (unless it held this key inline already) and
+     * checksum (its value written already), or an outside entry's offset; then its settled word (ordered: the publication); then the count,
      * and the old outside entry's space freed.
      */
     private void settleBucket(int kind, int len, long at) {
         Segment seg = v.segment;
         if (kind == BucketLayout.INLINE) {
-            seg.copyFrom(key, koff, bucketAt + BucketLayout.KEY, klen);
+            if (!found || entry >= 0) {
+                // A bucket that held this key inline holds its bytes already (holdsKey compared them).
+                seg.copyFrom(key, koff, bucketAt + BucketLayout.KEY, klen);
+            }
             inlineChecksum(len);
         } else {
             seg.putLong(bucketAt + BucketLayout.ENTRY, at);

@@ -164,8 +164,18 @@ final class MapCoding<K, V> {
         return true;
     }
 
+    /**
+     * The bytes of a value to store or compare, which callers only read: a {@code byte[]} value of
+     * the bytes codec itself, not copied; any other value encoded by its codec. Checked against the
+     * map's value limit.
+     */
     byte[] encodeValue(V value) {
         Objects.requireNonNull(value, "value");
+        if (valueCodec == Codecs.BYTES) {
+            byte[] b = (byte[]) value;
+            store.checkValueLength(b.length);
+            return b;
+        }
         int size = valueCodec.size(value);
         store.checkValueLength(size);
         return encode(valueCodec, value, size);

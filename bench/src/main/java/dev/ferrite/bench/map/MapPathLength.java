@@ -28,12 +28,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * (a random key fetched, no map), {@code chm-get} ({@code ConcurrentHashMap.get}), {@code get},
  * {@code get-into} ({@code get(key, byte[])}), {@code contains}, {@code read-value} (zero-copy, a
  * {@code byte[]} key, the last byte of the value read), {@code get-all} (16 keys a call: an
- * operation is one key). Keys of 16 bytes, values of 100 ({@link MapData}), as the map benchmarks.
+ * operation is one key), {@code chm-put} and {@code put} (an existing key's value replaced by
+ * another of the same length). Keys of 16 bytes, values of 100 ({@link MapData}), as the map benchmarks.
  */
 public final class MapPathLength {
 
     /** The modes this program runs. */
-    static final List<String> MODES = List.of("loop", "chm-get", "get", "get-into", "contains", "read-value", "get-all");
+    static final List<String> MODES = List.of("loop", "chm-get", "get", "get-into", "contains", "read-value", "get-all", "chm-put", "put");
 
     private static final ValueReader<Boolean> LAST_BYTE = (segment, offset, length) ->
             segment.getByte(offset + length - 1) == 0 ? Boolean.TRUE : Boolean.FALSE;
@@ -44,6 +45,7 @@ public final class MapPathLength {
     private final String[] keys;
     private final byte[][] keyBytes;
     private final byte[] into = new byte[MapData.VALUE_BYTES];
+    private final byte[] value = MapData.value(-1);
     private final SplittableRandom random = new SplittableRandom(42);
     private ConcurrentHashMap<String, byte[]> chm;
     private FerriteMap<String, byte[]> map;
@@ -108,7 +110,7 @@ public final class MapPathLength {
     }
 
     private void fill(String backend, Path dir) {
-        if (mode.equals("chm-get")) {
+        if (mode.startsWith("chm-")) {
             chm = new ConcurrentHashMap<>();
             for (int i = 0; i < entries; i++) {
                 chm.put(MapData.key(i), MapData.value(i));
@@ -132,7 +134,9 @@ public final class MapPathLength {
             case "get-into": return getInto(operations);
             case "contains": return contains(operations);
             case "read-value": return readValue(operations);
-            default: return getAll(operations);
+            case "get-all": return getAll(operations);
+            case "chm-put": return chmPut(operations);
+            default: return put(operations);
         }
     }
 
@@ -182,6 +186,22 @@ public final class MapPathLength {
         long sum = 0;
         for (long i = 0; i < operations; i++) {
             sum += map.readValue(keyBytes[random.nextInt(entries)], LAST_BYTE) ? 1 : 0;
+        }
+        return sum;
+    }
+
+    private long chmPut(long operations) {
+        long sum = 0;
+        for (long i = 0; i < operations; i++) {
+            sum += chm.put(keys[random.nextInt(entries)], value).length;
+        }
+        return sum;
+    }
+
+    private long put(long operations) {
+        long sum = 0;
+        for (long i = 0; i < operations; i++) {
+            sum += map.put(keys[random.nextInt(entries)], value).length;
         }
         return sum;
     }
