@@ -20,10 +20,10 @@ class MapPathLengthTest {
     private static final long OPERATIONS = 3_200;
 
     @Test
-    void everyModeFindsEveryKeyItLooksUp() throws Exception {
+    void everyModeFindsEveryKeyItLooksUpOrReplaces() throws Exception {
         long keyLength = MapData.key(0).length();
         assertEquals(OPERATIONS * keyLength, MapPathLength.measure("loop", "unsafe", ENTRIES, 100, OPERATIONS));
-        for (String mode : new String[] {"chm-get", "get", "get-into"}) {
+        for (String mode : new String[] {"chm-get", "get", "get-into", "chm-put", "put"}) {
             assertEquals(OPERATIONS * MapData.VALUE_BYTES, MapPathLength.measure(mode, "unsafe", ENTRIES, 100, OPERATIONS), mode);
         }
         assertEquals(OPERATIONS, MapPathLength.measure("contains", "unsafe", ENTRIES, 100, OPERATIONS));
