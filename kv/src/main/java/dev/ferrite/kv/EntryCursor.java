@@ -311,8 +311,8 @@ final class EntryCursor {
 
     /**
      * Finishes the bucket: an inline entry's key (unless it held this key inline already) and
-     * checksum (its value written already), or an outside entry's offset; then its settled word (ordered: the publication); then the count,
-     * and the old outside entry's space freed.
+     * checksum (its value written already), or an outside entry's offset; then its settled word
+     * (ordered: the publication); then the count, and the old outside entry's space freed.
      */
     private void settleBucket(int kind, int len, long at) {
         Segment seg = v.segment;
