@@ -707,18 +707,19 @@ public abstract class AbstractSegment extends SegmentPrimitives implements Segme
                         + " is outside a segment of " + dst.size() + " bytes");
             }
         }
-        boolean sameMemory = dst instanceof AbstractSegment && ((AbstractSegment) dst).memory == memory;
-        if (sameMemory && dstOff > off && dstOff < off + len) {
-            copyBackward(off, dst, dstOff, len);
-            return;
-        }
         if (len > 0 && len <= Integer.MAX_VALUE && dst.getClass() == getClass()) {
-            // Both ranges in one chunk each (a map entry, an undo record: nearly every call): one copy.
+            // Both ranges in one chunk each (a map entry, an undo record: nearly every call): one
+            // copy, which overlapping ranges survive as they do System.arraycopy.
             AbstractSegment d = (AbstractSegment) dst;
             if (inOneChunk(off, len) && d.inOneChunk(dstOff, len)) {
                 copyMemory(baseAt(off), posAt(off), d.baseAt(dstOff), d.posAt(dstOff), (int) len);
                 return;
             }
+        }
+        boolean sameMemory = dst instanceof AbstractSegment && ((AbstractSegment) dst).memory == memory;
+        if (sameMemory && dstOff > off && dstOff < off + len) {
+            copyBackward(off, dst, dstOff, len);
+            return;
         }
         while (len > 0) {
             ChunkRegion src = regionAt(off, len);
@@ -733,8 +734,8 @@ public abstract class AbstractSegment extends SegmentPrimitives implements Segme
         }
     }
 
-    // Overlapping with the destination ahead of the source: copy from the end through a buffer,
-    // so every byte is read before the copy overwrites it.
+    // Overlapping across chunks with the destination ahead of the source: copy from the end
+    // through a buffer, so every byte is read before the copy overwrites it.
     private void copyBackward(long off, Segment dst, long dstOff, long len) {
         byte[] buffer = new byte[(int) Math.min(len, 1 << 16)];
         long remaining = len;
