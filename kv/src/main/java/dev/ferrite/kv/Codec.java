@@ -71,7 +71,11 @@ public interface Codec<T> {
         return Codecs.BYTES;
     }
 
-    /** @return {@code String} as UTF-8 */
+    /**
+     * @return {@code String} as UTF-8, encoded as {@code String.getBytes(UTF_8)} encodes (an unpaired
+     *         surrogate becomes {@code '?'}) and decoded strictly: bytes that are no UTF-8 are a
+     *         {@link dev.ferrite.FerriteException} naming their count, never replacement characters
+     */
     static Codec<String> utf8() {
         return Codecs.UTF8;
     }

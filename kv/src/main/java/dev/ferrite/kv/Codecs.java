@@ -1,8 +1,9 @@
 package dev.ferrite.kv;
 
 import dev.ferrite.FerriteException;
+import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
@@ -202,50 +203,78 @@ final class Codecs {
         return bytes;
     }
 
+    /** Writes a string's UTF-8 bytes, {@link #utf8Length} of them, as the JDK encodes them. */
     static void putUtf8(String s, ByteBuffer dst) {
-        int n = s.length();
-        for (int i = 0; i < n; i++) {
-            char c = s.charAt(i);
-            if (c < 0x80) {
-                dst.put((byte) c);
-            } else if (c < 0x800) {
-                dst.put((byte) (0xC0 | c >> 6)).put((byte) (0x80 | c & 0x3F));
-            } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
-                int cp = Character.toCodePoint(c, s.charAt(++i));
-                dst.put((byte) (0xF0 | cp >> 18)).put((byte) (0x80 | cp >> 12 & 0x3F))
-                        .put((byte) (0x80 | cp >> 6 & 0x3F)).put((byte) (0x80 | cp & 0x3F));
-            } else if (Character.isSurrogate(c)) {
-                dst.put((byte) '?');
-            } else {
-                dst.put((byte) (0xE0 | c >> 12)).put((byte) (0x80 | c >> 6 & 0x3F)).put((byte) (0x80 | c & 0x3F));
-            }
-        }
+        dst.put(s.getBytes(StandardCharsets.UTF_8)); // one intrinsic copy for Latin-1, not a put per char
     }
 
     /**
-     * Reads {@code length} bytes of UTF-8, strictly: bytes that are no UTF-8 are an error, not
-     * replacement characters.
+     * The bytes a codec writes for a value, through the JDK's encoder for {@link #UTF8} (the same
+     * bytes: an unpaired surrogate is {@code '?'} in both; for a Latin-1 string one intrinsic copy).
+     *
+     * @throws FerriteException if the codec writes another count of bytes than its {@code size()} says
+     */
+    static <T> byte[] bytesOf(Codec<T> codec, T value) {
+        if (codec == UTF8) {
+            return ((String) value).getBytes(StandardCharsets.UTF_8);
+        }
+        return MapCoding.encode(codec, value, codec.size(value));
+    }
+
+    /**
+     * The value a codec reads from all of {@code b}: for {@link #BYTES} {@code b} itself if the caller
+     * hands it over ({@code own}), else a copy; for {@link #UTF8} decoded from {@code b} in place.
+     */
+    @SuppressWarnings("unchecked")
+    static <T> T decode(Codec<T> codec, byte[] b, boolean own) {
+        if (codec == BYTES && own) {
+            return (T) b;
+        }
+        if (codec == UTF8) {
+            return (T) utf8(b, 0, b.length, "String");
+        }
+        return codec.decode(ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN), b.length);
+    }
+
+    /**
+     * Reads {@code length} bytes of UTF-8 from a buffer's position, and moves it past them;
+     * strictly: bytes that are no UTF-8 are an error, not replacement characters.
+     *
+     * @throws java.nio.BufferUnderflowException if fewer bytes remain
+     * @throws FerriteException naming {@code what} if the bytes are not UTF-8
      */
     static String getUtf8(ByteBuffer src, int length, String what) {
-        int start = src.position();
-        boolean ascii = true;
-        for (int i = 0; i < length; i++) {
-            if (src.get(start + i) < 0) {
-                ascii = false;
-                break;
-            }
+        if (length > src.remaining()) {
+            throw new BufferUnderflowException();
+        }
+        int at = src.position();
+        src.position(at + length);
+        if (src.hasArray()) {
+            return utf8(src.array(), src.arrayOffset() + at, length, what);
         }
         byte[] b = new byte[length];
-        src.get(b);
-        if (ascii) {
-            return new String(b, StandardCharsets.ISO_8859_1);
+        src.get(at, b);
+        return utf8(b, 0, length, what);
+    }
+
+    /**
+     * Decodes {@code b[off, off + len)} as UTF-8, strictly (as {@link #getUtf8}).
+     *
+     * @throws FerriteException naming {@code what} if the bytes are not UTF-8
+     */
+    static String utf8(byte[] b, int off, int len, String what) {
+        // The JDK's decoder: for ASCII one vectorized scan and one copy. It replaces malformed input
+        // with U+FFFD, so only a string holding that char is decoded again, strictly, to tell a real
+        // U+FFFD from bytes that are no UTF-8 (a Latin-1 string answers indexOf of it at once).
+        String s = new String(b, off, len, StandardCharsets.UTF_8);
+        if (s.indexOf('\uFFFD') >= 0) {
+            try {
+                StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                        .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(b, off, len));
+            } catch (CharacterCodingException e) {
+                throw new FerriteException("the " + len + " bytes of a " + what + " are not UTF-8: " + e.getMessage());
+            }
         }
-        try {
-            CharBuffer chars = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(b));
-            return chars.toString();
-        } catch (CharacterCodingException e) {
-            throw new FerriteException("the " + length + " bytes of a " + what + " are not UTF-8: " + e.getMessage());
-        }
+        return s;
     }
 }

@@ -64,8 +64,7 @@ final class MapCoding<K, V> {
     byte[] encodeKey(Object key) {
         Objects.requireNonNull(key, "key");
         if (keyCodec == Codecs.UTF8) {
-            // The JDK's own encoder: one intrinsic copy for a Latin-1 string.
-            byte[] b = ((String) key).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            byte[] b = Codecs.bytesOf(Codecs.UTF8, (String) key);
             store.checkKeyLength(b.length);
             return b;
         }
@@ -176,6 +175,11 @@ final class MapCoding<K, V> {
             store.checkValueLength(b.length);
             return b;
         }
+        if (valueCodec == Codecs.UTF8) {
+            byte[] b = Codecs.bytesOf(Codecs.UTF8, (String) value);
+            store.checkValueLength(b.length);
+            return b;
+        }
         int size = valueCodec.size(value);
         store.checkValueLength(size);
         return encode(valueCodec, value, size);
@@ -192,19 +196,15 @@ final class MapCoding<K, V> {
         return b;
     }
 
-    @SuppressWarnings("unchecked")
     V decodeValue(byte[] b) {
         if (b == null) {
             return null;
         }
-        if (valueCodec == Codecs.BYTES) {
-            return (V) b; // already a copy of its own: no second one
-        }
-        return valueCodec.decode(ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN), b.length);
+        return Codecs.decode(valueCodec, b, true); // a copy of its own: no second one
     }
 
     K decodeKey(byte[] b) {
-        return keyCodec.decode(ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN), b.length);
+        return Codecs.decode(keyCodec, b, false);
     }
 
     /**

@@ -2,8 +2,6 @@ package dev.ferrite.kv;
 
 import dev.ferrite.FerriteException;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Objects;
@@ -24,7 +22,7 @@ final class SortedCoding<K, V> {
         this.store = store;
         this.keyCodec = keyCodec;
         this.valueCodec = valueCodec;
-        this.comparator = (a, b) -> Arrays.compareUnsigned(encode(keyCodec, a), encode(keyCodec, b));
+        this.comparator = (a, b) -> Arrays.compareUnsigned(Codecs.bytesOf(keyCodec, a), Codecs.bytesOf(keyCodec, b));
     }
 
     /**
@@ -36,7 +34,7 @@ final class SortedCoding<K, V> {
     @SuppressWarnings("unchecked")
     byte[] key(Object key) {
         Objects.requireNonNull(key, "key");
-        byte[] b = encode(keyCodec, (K) key);
+        byte[] b = Codecs.bytesOf(keyCodec, (K) key);
         if (b.length > store.maxKey) {
             throw new FerriteException("key of " + b.length + " bytes is longer than the longest sorted map "
                     + store.describe() + " takes, " + store.maxKey + " ((page size - 16) / 4 - 17)");
@@ -56,7 +54,7 @@ final class SortedCoding<K, V> {
     /** @throws FerriteException if the value's bytes are longer than {@link SortedStore#MAX_VALUE} */
     byte[] value(V value) {
         Objects.requireNonNull(value, "value");
-        byte[] b = encode(valueCodec, value);
+        byte[] b = Codecs.bytesOf(valueCodec, value);
         if (b.length > SortedStore.MAX_VALUE) {
             throw new FerriteException("value of " + b.length + " bytes is longer than the longest a sorted map takes, "
                     + SortedStore.MAX_VALUE);
@@ -65,21 +63,10 @@ final class SortedCoding<K, V> {
     }
 
     K decodeKey(byte[] b) {
-        return keyCodec.decode(ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN), b.length);
+        return Codecs.decode(keyCodec, b, false);
     }
 
-    @SuppressWarnings("unchecked")
     V decodeValue(byte[] b) {
-        if (b == null) {
-            return null;
-        }
-        if (valueCodec == Codecs.BYTES) {
-            return (V) b;
-        }
-        return valueCodec.decode(ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN), b.length);
-    }
-
-    private static <T> byte[] encode(Codec<T> codec, T value) {
-        return MapCoding.encode(codec, value, codec.size(value));
+        return b == null ? null : Codecs.decode(valueCodec, b, true);
     }
 }

@@ -29,12 +29,15 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code get-into} ({@code get(key, byte[])}), {@code contains}, {@code read-value} (zero-copy, a
  * {@code byte[]} key, the last byte of the value read), {@code get-all} (16 keys a call: an
  * operation is one key), {@code chm-put} and {@code put} (an existing key's value replaced by
- * another of the same length). Keys of 16 bytes, values of 100 ({@link MapData}), as the map benchmarks.
+ * another of the same length), {@code get-text} and {@code put-text} (the same on a map of
+ * {@code String} values, 100 ASCII chars, through the {@code utf8} codec). Keys of 16 bytes,
+ * values of 100 ({@link MapData}), as the map benchmarks.
  */
 public final class MapPathLength {
 
     /** The modes this program runs. */
-    static final List<String> MODES = List.of("loop", "chm-get", "get", "get-into", "contains", "read-value", "get-all", "chm-put", "put");
+    static final List<String> MODES = List.of("loop", "chm-get", "get", "get-into", "contains", "read-value", "get-all", "chm-put", "put",
+            "get-text", "put-text");
 
     private static final ValueReader<Boolean> LAST_BYTE = (segment, offset, length) ->
             segment.getByte(offset + length - 1) == 0 ? Boolean.TRUE : Boolean.FALSE;
@@ -49,6 +52,8 @@ public final class MapPathLength {
     private final SplittableRandom random = new SplittableRandom(42);
     private ConcurrentHashMap<String, byte[]> chm;
     private FerriteMap<String, byte[]> map;
+    private FerriteMap<String, String> textMap;
+    private final String text = text(-1);
 
     private MapPathLength(String mode, int entries) {
         this.mode = mode;
@@ -93,8 +98,8 @@ public final class MapPathLength {
             run.run(warmUp);
             return run.run(operations);
         } finally {
-            if (run.map != null) {
-                run.map.close();
+            if (run.map != null || run.textMap != null) {
+                (run.map != null ? run.map : run.textMap).close();
                 if (backend.equals("shm")) {
                     Ferrite.backend("shm").deletePool(PoolSpec.shm(shmName()).build());
                 }
@@ -117,12 +122,30 @@ public final class MapPathLength {
             }
             return;
         }
+        if (mode.endsWith("-text")) {
+            FerriteMapBuilder<String, String> builder = FerriteMap.builder(Codec.utf8(), Codec.utf8()).backend(backend)
+                    .expectedEntries(entries).averageKeySize(16).averageValueSize(MapData.VALUE_BYTES).capacity(16L << 30);
+            textMap = backend.equals("shm") ? builder.shm(shmName()).create() : builder.file(dir.resolve("map.pool")).create();
+            for (int i = 0; i < entries; i++) {
+                textMap.put(MapData.key(i), text(i));
+            }
+            return;
+        }
         FerriteMapBuilder<String, byte[]> builder = FerriteMap.builder(Codec.utf8(), Codec.bytes()).backend(backend)
                 .expectedEntries(entries).averageKeySize(16).averageValueSize(MapData.VALUE_BYTES).capacity(16L << 30);
         map = backend.equals("shm") ? builder.shm(shmName()).create() : builder.file(dir.resolve("map.pool")).create();
         for (int i = 0; i < entries; i++) {
             map.put(MapData.key(i), MapData.value(i));
         }
+    }
+
+    /** @return a value of {@link MapData#VALUE_BYTES} ASCII letters derived from an index */
+    private static String text(long index) {
+        byte[] v = MapData.value(index);
+        for (int i = 0; i < v.length; i++) {
+            v[i] = (byte) ('a' + (v[i] & 15));
+        }
+        return new String(v, java.nio.charset.StandardCharsets.US_ASCII);
     }
 
     /** @return a sum of what the operations returned, so that none is left out */
@@ -136,6 +159,8 @@ public final class MapPathLength {
             case "read-value": return readValue(operations);
             case "get-all": return getAll(operations);
             case "chm-put": return chmPut(operations);
+            case "get-text": return getText(operations);
+            case "put-text": return putText(operations);
             default: return put(operations);
         }
     }
@@ -202,6 +227,22 @@ public final class MapPathLength {
         long sum = 0;
         for (long i = 0; i < operations; i++) {
             sum += map.put(keys[random.nextInt(entries)], value).length;
+        }
+        return sum;
+    }
+
+    private long getText(long operations) {
+        long sum = 0;
+        for (long i = 0; i < operations; i++) {
+            sum += textMap.get(keys[random.nextInt(entries)]).length();
+        }
+        return sum;
+    }
+
+    private long putText(long operations) {
+        long sum = 0;
+        for (long i = 0; i < operations; i++) {
+            sum += textMap.put(keys[random.nextInt(entries)], text).length();
         }
         return sum;
     }

@@ -23,7 +23,7 @@ class MapPathLengthTest {
     void everyModeFindsEveryKeyItLooksUpOrReplaces() throws Exception {
         long keyLength = MapData.key(0).length();
         assertEquals(OPERATIONS * keyLength, MapPathLength.measure("loop", "unsafe", ENTRIES, 100, OPERATIONS));
-        for (String mode : new String[] {"chm-get", "get", "get-into", "chm-put", "put"}) {
+        for (String mode : new String[] {"chm-get", "get", "get-into", "chm-put", "put", "get-text", "put-text"}) {
             assertEquals(OPERATIONS * MapData.VALUE_BYTES, MapPathLength.measure(mode, "unsafe", ENTRIES, 100, OPERATIONS), mode);
         }
         assertEquals(OPERATIONS, MapPathLength.measure("contains", "unsafe", ENTRIES, 100, OPERATIONS));
