@@ -208,6 +208,17 @@ final class Codecs {
         dst.put(s.getBytes(StandardCharsets.UTF_8)); // one intrinsic copy for Latin-1, not a put per char
     }
 
+    /** @return the bytes a codec writes for a value, checked to be as many as its {@code size()} said */
+    static <T> byte[] encode(Codec<T> codec, T value, int size) {
+        byte[] b = new byte[size];
+        ByteBuffer buf = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
+        codec.encode(value, buf);
+        if (buf.position() != size) {
+            throw new FerriteException(codec + " wrote " + buf.position() + " bytes where its size() said " + size);
+        }
+        return b;
+    }
+
     /**
      * The bytes a codec writes for a value, through the JDK's encoder for {@link #UTF8} (the same
      * bytes: an unpaired surrogate is {@code '?'} in both; for a Latin-1 string one intrinsic copy).
@@ -218,7 +229,7 @@ final class Codecs {
         if (codec == UTF8) {
             return ((String) value).getBytes(StandardCharsets.UTF_8);
         }
-        return MapCoding.encode(codec, value, codec.size(value));
+        return encode(codec, value, codec.size(value));
     }
 
     /**

@@ -1,10 +1,7 @@
 package dev.ferrite.kv;
 
-import dev.ferrite.FerriteException;
 import dev.ferrite.Segment;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.Objects;
 
 /**
@@ -72,7 +69,7 @@ final class MapCoding<K, V> {
         K k = (K) key;
         int size = keyCodec.size(k);
         store.checkKeyLength(size);
-        return encode(keyCodec, k, size);
+        return Codecs.encode(keyCodec, k, size);
     }
 
     /**
@@ -182,19 +179,9 @@ final class MapCoding<K, V> {
         }
         int size = valueCodec.size(value);
         store.checkValueLength(size);
-        return encode(valueCodec, value, size);
+        return Codecs.encode(valueCodec, value, size);
     }
 
-    /** @return the bytes a codec writes for a value, checked to be as many as its {@code size()} said */
-    static <T> byte[] encode(Codec<T> codec, T value, int size) {
-        byte[] b = new byte[size];
-        ByteBuffer buf = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
-        codec.encode(value, buf);
-        if (buf.position() != size) {
-            throw new FerriteException(codec + " wrote " + buf.position() + " bytes where its size() said " + size);
-        }
-        return b;
-    }
 
     V decodeValue(byte[] b) {
         if (b == null) {
