@@ -51,7 +51,8 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * {@code bench-results}) and prints their paths; {@code --publish} also writes the full tables to
  * {@code docs/BENCHMARKS.md} and the summary into {@code README.md} between its
  * {@code <!-- bench-summary -->} markers (run it from the repository's root). {@code --redis} as the
- * first argument runs the KV server against Redis instead ({@link dev.ferrite.bench.server.ServerVsRedis}).
+ * first argument runs the KV server against Redis instead ({@link dev.ferrite.bench.server.ServerVsRedis}), and
+ * {@code --paired} times benchmarks against a baseline in alternating blocks ({@link Paired}).
  */
 public final class BenchMain {
 
@@ -75,6 +76,10 @@ public final class BenchMain {
     public static void main(String[] args) throws Exception {
         if (args.length > 0 && args[0].equals("--redis")) {
             dev.ferrite.bench.server.ServerVsRedis.run(java.util.Arrays.copyOfRange(args, 1, args.length), System.out);
+            return;
+        }
+        if (args.length > 0 && args[0].equals("--paired")) {
+            Paired.run(java.util.Arrays.copyOfRange(args, 1, args.length), System.out);
             return;
         }
         boolean ran = !run(args, System.out).isEmpty();

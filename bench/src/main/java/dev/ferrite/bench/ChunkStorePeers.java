@@ -62,10 +62,19 @@ public class ChunkStorePeers {
 
     @Setup
     public void setup(BenchmarkParams params) throws IOException {
+        setup(PairedSubject.methodOf(params));
+    }
+
+    /**
+     * Builds what one benchmark method uses (the setup {@link Paired} runs outside JMH).
+     *
+     * @param method the benchmark method's name
+     * @throws IOException if a file cannot be made
+     */
+    public void setup(String method) throws IOException {
         order = ChunkStore.order(slots);
         java.util.Arrays.fill(in, (byte) 7);
         long bytes = (long) slots * CHUNK;
-        String method = params.getBenchmark().substring(params.getBenchmark().lastIndexOf('.') + 1);
         if (method.startsWith("heap")) {
             buffer = ByteBuffer.allocate((int) bytes);
         } else if (method.startsWith("direct")) {

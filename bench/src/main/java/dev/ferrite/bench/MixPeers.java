@@ -62,7 +62,16 @@ public class MixPeers {
 
     @Setup
     public void setup(org.openjdk.jmh.infra.BenchmarkParams params) throws IOException {
-        String method = params.getBenchmark().substring(params.getBenchmark().lastIndexOf('.') + 1);
+        setup(PairedSubject.methodOf(params));
+    }
+
+    /**
+     * Builds what one benchmark method uses (the setup {@link Paired} runs outside JMH).
+     *
+     * @param method the benchmark method's name
+     * @throws IOException if a file cannot be made
+     */
+    public void setup(String method) throws IOException {
         switch (method) {
             case "doubleArray":
                 requireFits();

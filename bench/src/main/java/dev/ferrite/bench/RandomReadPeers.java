@@ -42,8 +42,17 @@ public class RandomReadPeers {
 
     @Setup
     public void setup(BenchmarkParams params) throws IOException {
+        setup(PairedSubject.methodOf(params));
+    }
+
+    /**
+     * Builds what one benchmark method uses (the setup {@link Paired} runs outside JMH).
+     *
+     * @param method the benchmark method's name
+     * @throws IOException if a file cannot be made
+     */
+    public void setup(String method) throws IOException {
         indices = RandomRead.indices(size);
-        String method = params.getBenchmark().substring(params.getBenchmark().lastIndexOf('.') + 1);
         boolean fits = 8 * size < Integer.MAX_VALUE;
         switch (method) {
             case "doubleArray":
