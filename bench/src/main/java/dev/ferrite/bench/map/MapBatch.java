@@ -58,6 +58,7 @@ public class MapBatch {
             map.put(MapData.keyBytes(i), MapData.value(i));
             keys[i] = MapData.keyBytes(i); // equal keys, other arrays: as requests would bring them
         }
+        MapData.settle(dir);
     }
 
     /** Closes and deletes the map. */

@@ -77,6 +77,7 @@ public class MapOps {
         churn = MapData.keys(MapData.CHURN_BASE, entries);
         value = MapData.value(-1);
         verified = builder.verifyReads(true).open();
+        MapData.settle(dir);
     }
 
     @TearDown(Level.Trial)

@@ -49,6 +49,7 @@ public abstract class MapPeers {
         misses = MapData.keys(MapData.MISS_BASE, entries);
         churn = MapData.keys(MapData.CHURN_BASE, entries);
         value = MapData.value(-1);
+        MapData.settle(dir);
     }
 
     @TearDown(Level.Trial)

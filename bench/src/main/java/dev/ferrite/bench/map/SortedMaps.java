@@ -76,6 +76,7 @@ public abstract class SortedMaps {
         for (String k : keys) {
             put(k, value);
         }
+        MapData.settle(dir);
     }
 
     @TearDown(Level.Trial)
