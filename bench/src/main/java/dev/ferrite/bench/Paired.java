@@ -55,9 +55,20 @@ public final class Paired {
         int operations();
     }
 
-    /** One contender's ratios against the baseline, over every fork. */
-    record Result(String baseline, String contender, double median, double p10, double p90, double[] forkMedians,
-                  double baselineNanos, double contenderNanos) {
+    /**
+     * One contender's ratios against the baseline, over every fork.
+     *
+     * @param baseline       the baseline's spec
+     * @param contender      the contender's spec
+     * @param median         the median of all pairs' ratios (contender's time per operation / baseline's)
+     * @param p10            their 10th percentile
+     * @param p90            their 90th percentile
+     * @param forkMedians    each fork's median ratio
+     * @param baselineNanos  the baseline's median time per operation (the median over forks), ns
+     * @param contenderNanos the contender's, likewise
+     */
+    public record Result(String baseline, String contender, double median, double p10, double p90, double[] forkMedians,
+                         double baselineNanos, double contenderNanos) {
     }
 
     private Paired() {
@@ -85,7 +96,12 @@ public final class Paired {
                 case "--pairs": pairs = positive(args, ++i); break;
                 case "--block-ms": blockMs = positive(args, ++i); break;
                 case "--warmup-s": warmupS = positive(args, ++i); break;
-                default: specs.add(args[i]);
+                default:
+                    if (args[i].startsWith("--")) {
+                        throw new IllegalArgumentException("unknown option " + args[i]
+                                + " (--paired takes --forks, --pairs, --block-ms and --warmup-s)");
+                    }
+                    specs.add(args[i]);
             }
         }
         if (specs.size() < 2) {
@@ -115,6 +131,7 @@ public final class Paired {
         return results;
     }
 
+    /** @return the result of a contender's forks: their pairs' ratios and each fork's two median times */
     static Result summarize(String baseline, String contender, List<double[]> forkRatios, double[] baselineNanos,
                             double[] contenderNanos) {
         double[] forkMedians = new double[forkRatios.size()];

@@ -109,6 +109,8 @@ class PairedTest {
                 .getMessage().contains("needs a baseline and at least one contender"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> Paired.run(new String[] {"--pairs", "0"}, System.out))
                 .getMessage().contains("--pairs needs a positive integer"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> Paired.run(new String[] {"--fork", "1", "A.b", "C.d"},
+                System.out)).getMessage().contains("unknown option --fork"));
     }
 
     @Test
