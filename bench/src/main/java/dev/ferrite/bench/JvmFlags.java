@@ -22,6 +22,17 @@ public final class JvmFlags {
     private JvmFlags() {
     }
 
+    /**
+     * @return the command that starts a JVM like a forked benchmark's, up to its class path: this
+     *         JDK's {@code java} and {@link #forks()}; a new list, for the caller to complete
+     */
+    public static List<String> forkCommand() {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(forks());
+        return cmd;
+    }
+
     /** @return the flags for a forked benchmark JVM (or a peer process it starts) on this JDK; a new list */
     public static List<String> forks() {
         List<String> flags = new ArrayList<>(List.of(

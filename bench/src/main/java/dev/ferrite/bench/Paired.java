@@ -6,7 +6,6 @@ import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -152,9 +151,7 @@ public final class Paired {
     /** Starts one fork and reads its numbers: baseline ns/op, contender ns/op, then each pair's ratio. */
     private static double[] fork(String baseline, String contender, int pairs, int blockMs, int warmupS)
             throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(JvmFlags.forks());
+        List<String> cmd = JvmFlags.forkCommand();
         cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
         List<String> own = PairedSubject.forkFlags(baseline);
         if (!own.equals(PairedSubject.forkFlags(contender))) {

@@ -6,7 +6,6 @@ import dev.ferrite.bench.report.Footprint;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -62,9 +61,7 @@ public final class MapFootprints {
     }
 
     private static double run(String library, long entries, PrintStream out) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(JvmFlags.forks());
+        List<String> cmd = JvmFlags.forkCommand();
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), MapFootprint.class.getName(), library,
                 Long.toString(entries)));
         Process p = ChildProcesses.start(new ProcessBuilder(cmd).redirectErrorStream(true));

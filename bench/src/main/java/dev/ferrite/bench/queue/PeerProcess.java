@@ -4,8 +4,6 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -19,9 +17,7 @@ final class PeerProcess implements AutoCloseable {
     }
 
     static PeerProcess start(String... args) throws IOException {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(dev.ferrite.bench.JvmFlags.forks());
+        List<String> cmd = dev.ferrite.bench.JvmFlags.forkCommand();
         String agronaChecksOff = System.getProperty("agrona.disable.bounds.checks");
         if (agronaChecksOff != null) {
             cmd.add("-Dagrona.disable.bounds.checks=" + agronaChecksOff); // the consumer runs like the producer

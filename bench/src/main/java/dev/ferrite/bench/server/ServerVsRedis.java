@@ -282,9 +282,7 @@ public final class ServerVsRedis {
     }
 
     private static List<String> ferriteCommand(Path data, String fsync, int busyPollMicros) {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(JvmFlags.forks().stream().filter(f -> !f.startsWith("-Xm")).toList());
+        List<String> cmd = new ArrayList<>(JvmFlags.forkCommand().stream().filter(f -> !f.startsWith("-Xm")).toList());
         // One core: the serial collector, and a heap sized for a server whose data lives off the heap.
         // --busy-poll: the event loop polls that long after its last request before it sleeps, which
         // spares redis-benchmark (the bottleneck of the unpipelined rows) the wake-ups of a sleeping server.
