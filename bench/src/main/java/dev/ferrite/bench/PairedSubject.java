@@ -57,21 +57,17 @@ final class PairedSubject implements Paired.Side, AutoCloseable {
      * Makes and sets up the benchmark a spec names.
      *
      * @param spec {@code Class.method[:name=value,...]}, the class relative to {@code dev.ferrite.bench}
-     * @return the subject, ready to {@link #invoke}
+     * @return the subject, ready to {@link #call}
      * @throws IllegalArgumentException if the spec names no benchmark method, a parameter it does
      *                                  not have, or leaves out one with several values
      * @throws Exception                what a setup throws
      */
     static PairedSubject of(String spec) throws Exception {
         int colon = spec.indexOf(':');
-        String name = colon < 0 ? spec : spec.substring(0, colon);
         Map<String, String> params = parameters(spec, colon < 0 ? "" : spec.substring(colon + 1));
-        int dot = name.lastIndexOf('.');
-        if (dot < 0) {
-            throw new IllegalArgumentException("'" + spec + "' names no method: write Class.method, as Mix.perChunk");
-        }
-        Class<?> type = benchmarkClass(spec, name.substring(0, dot));
-        Method m = benchmarkMethod(spec, type, name.substring(dot + 1));
+        Class<?> type = classOf(spec);
+        String name = name(spec);
+        Method m = benchmarkMethod(spec, type, name.substring(name.lastIndexOf('.') + 1));
         java.util.Set<String> used = new java.util.HashSet<>();
         Object target = newState(spec, type, params, used);
         List<Object> made = new ArrayList<>(List.of(target));
@@ -131,13 +127,7 @@ final class PairedSubject implements Paired.Side, AutoCloseable {
 
     /** @return the JVM flags the benchmark's class asks its forks for ({@code @Fork}) */
     static List<String> forkFlags(String spec) {
-        int colon = spec.indexOf(':');
-        String name = colon < 0 ? spec : spec.substring(0, colon);
-        int dot = name.lastIndexOf('.');
-        if (dot < 0) {
-            return List.of();
-        }
-        Fork f = benchmarkClass(spec, name.substring(0, dot)).getAnnotation(Fork.class);
+        Fork f = classOf(spec).getAnnotation(Fork.class);
         List<String> flags = new ArrayList<>();
         if (f != null) {
             for (String[] part : List.of(f.jvmArgsPrepend(), f.jvmArgs(), f.jvmArgsAppend())) {
@@ -184,6 +174,22 @@ final class PairedSubject implements Paired.Side, AutoCloseable {
             params.put(kv.substring(0, eq), kv.substring(eq + 1));
         }
         return params;
+    }
+
+    /** @return a spec's {@code Class.method}, without its parameters */
+    private static String name(String spec) {
+        int colon = spec.indexOf(':');
+        return colon < 0 ? spec : spec.substring(0, colon);
+    }
+
+    /** @return the class a spec names */
+    private static Class<?> classOf(String spec) {
+        String name = name(spec);
+        int dot = name.lastIndexOf('.');
+        if (dot < 0) {
+            throw new IllegalArgumentException("'" + spec + "' names no method: write Class.method, as Mix.perChunk");
+        }
+        return benchmarkClass(spec, name.substring(0, dot));
     }
 
     private static Class<?> benchmarkClass(String spec, String relative) {

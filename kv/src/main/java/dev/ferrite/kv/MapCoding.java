@@ -182,7 +182,6 @@ final class MapCoding<K, V> {
         return Codecs.encode(valueCodec, value, size);
     }
 
-
     V decodeValue(byte[] b) {
         if (b == null) {
             return null;
