@@ -144,7 +144,9 @@ final class TreeWriter {
         }
         for (int level = 0; level < depth - 1; level++) {
             byte[] branch = levels[level];
-            if (level == 0 ? PageLayout.getU16(branch, PageLayout.COUNT) < 2 : PageLayout.getInt(branch, PageLayout.USED) < pageSize / 4) {
+            int branchUsed = PageLayout.getInt(branch, PageLayout.USED);
+            if (level == 0 ? PageLayout.getU16(branch, PageLayout.COUNT) < 2
+                    : branchUsed < pageSize / 4 && mergeable(level + 1, branchUsed)) {
                 return 0; // the root gives way to its one child, or the branch merges: rewrite
             }
         }
@@ -165,8 +167,10 @@ final class TreeWriter {
     }
 
     /**
-     * @return whether a leaf of {@code used} bytes under a quarter of a page would be merged with
-     *         its neighbour ({@link #mergeWithNeighbour}'s test): if not, it is written as it is
+     * @param depth the node's depth plus one: its parent is at {@code depth - 2} of the path
+     * @return whether a node (leaf or branch) of {@code used} bytes under a quarter of a page would
+     *         be merged with its neighbour ({@link #mergeWithNeighbour}'s test): if not, it is
+     *         written as it is
      */
     private boolean mergeable(int depth, int used) {
         byte[] parent = levels[depth - 2];
@@ -489,8 +493,13 @@ final class TreeWriter {
         if (other >= parent.size()) {
             return new Merge(node, i);
         }
-        TreeNode neighbour = node(parent.refs.get(other));
-        if (neighbour.leaf != node.leaf || neighbour.bytes() + node.bytes() - PageLayout.BODY > pageSize * 3 / 4) {
+        long ref = parent.refs.get(other);
+        int nodeBytes = node.bytes();
+        if (pages.getInt(SortedLayout.refPage(ref), PageLayout.USED) + nodeBytes - PageLayout.BODY > pageSize * 3 / 4) {
+            return new Merge(node, i); // known from the neighbour's size alone: not decoded
+        }
+        TreeNode neighbour = node(ref);
+        if (neighbour.leaf != node.leaf || neighbour.bytes() + nodeBytes - PageLayout.BODY > pageSize * 3 / 4) {
             return new Merge(node, i);
         }
         int left = Math.min(i, other);

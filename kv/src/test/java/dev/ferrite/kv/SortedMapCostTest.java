@@ -1,0 +1,111 @@
+package dev.ferrite.kv;
+
+import dev.ferrite.ChunkPool;
+import dev.ferrite.Ferrite;
+import dev.ferrite.PoolSpec;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.lang.management.ManagementFactory;
+import java.util.Map;
+import java.util.function.IntConsumer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * What a sorted map's operations cost, counted in bytes the calling thread allocates (a count, not
+ * a time). A change that splits or merges nothing writes the path's pages from their bytes,
+ * without decoding a node, so it allocates about what its answer needs; only the rare change that
+ * splits or merges decodes its nodes. A list drained from its head (Redis's LPOP) after it grew at
+ * its head (LPUSH) keeps small pages at the tree's left edge beside full ones. A range's iteration
+ * copies the entries in the range, not the rest of their leaf.
+ */
+class SortedMapCostTest {
+
+    /** Far below a decoded page (a {@code Long} and an array per entry of ~100): what a change on the in-place path may allocate. */
+    private static final long MOST_BYTES_PER_CHANGE = 1024;
+
+    private ChunkPool pool;
+
+    @BeforeEach
+    void pool() {
+        pool = Ferrite.backend().createPool(PoolSpec.anonymous().chunkSize(1 << 20).capacity(4L << 30).build());
+    }
+
+    @AfterEach
+    void close() {
+        pool.close();
+    }
+
+    @Test
+    void popsFromTheHeadStayOnTheInPlacePath() {
+        try (FerriteSortedMap<Long, byte[]> map = FerriteSortedMap.builder(Codec.int64Ordered(), Codec.bytes()).pool(pool, "pops").create()) {
+            int n = 400_000;
+            for (long i = 0; i < n; i++) {
+                map.put(i, new byte[20]);
+            }
+            long[] next = {0};
+            long perPop = allocatedPerCall(i -> {
+                Map.Entry<Long, byte[]> e = map.pollFirstEntry();
+                assertEquals(next[0]++, e.getKey());
+            }, 60_000);
+            assertEquals(n - next[0], map.size());
+            assertTrue(perPop < MOST_BYTES_PER_CHANGE, "a pop allocated " + perPop + " bytes");
+        }
+    }
+
+    @Test
+    void pushesAtTheHeadStayOnTheInPlacePath() {
+        try (FerriteSortedMap<Long, byte[]> map = FerriteSortedMap.builder(Codec.int64Ordered(), Codec.bytes()).pool(pool, "pushes").create()) {
+            long[] head = {0};
+            long perPush = allocatedPerCall(i -> map.put(--head[0], new byte[20]), 60_000);
+            assertEquals(-head[0], map.size());
+            assertTrue(perPush < MOST_BYTES_PER_CHANGE, "a push allocated " + perPush + " bytes");
+            long[] next = {head[0]};
+            long perPop = allocatedPerCall(i -> assertEquals(next[0]++, map.pollFirstEntry().getKey()), 50_000);
+            assertTrue(perPop < MOST_BYTES_PER_CHANGE, "a pop allocated " + perPop + " bytes");
+        }
+    }
+
+    @Test
+    void aRangeReadsOnlyItsEntries() {
+        try (FerriteSortedMap<Long, byte[]> map = FerriteSortedMap.builder(Codec.int64Ordered(), Codec.bytes()).pool(pool, "ranges").create()) {
+            int n = 100_000;
+            for (long i = 0; i < n; i++) {
+                map.put(i, new byte[20]);
+            }
+            long[] seen = {0};
+            long perRange = allocatedPerCall(i -> {
+                long from = (i * 7919L) % (n - 10);
+                for (byte[] v : map.subMap(from, true, from + 9, true).values()) {
+                    seen[0] += v.length;
+                }
+            }, 20_000);
+            assertEquals(5 * 20_000 * 10 * 20L, seen[0], "each range has its ten values");
+            // Ten entries (a key, a value and their record each, ~100 bytes) and the view, not a leaf of ~200.
+            assertTrue(perRange < 3 * 1024, "a range of ten entries allocated " + perRange + " bytes");
+        }
+    }
+
+    /** @return bytes the calling thread allocated per call in the last of five rounds of {@code calls} */
+    private static long allocatedPerCall(IntConsumer change, int calls) {
+        java.lang.management.ThreadMXBean bean = ManagementFactory.getThreadMXBean();
+        assumeTrue(bean instanceof com.sun.management.ThreadMXBean, "this JVM does not count allocated bytes");
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) bean;
+        assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled(),
+                "this JVM does not count allocated bytes");
+        long perCall = 0;
+        for (int round = 0; round < 5; round++) {
+            long before = threads.getThreadAllocatedBytes(Thread.currentThread().getId());
+            for (int i = 0; i < calls; i++) {
+                change.accept(i);
+            }
+            perCall = (threads.getThreadAllocatedBytes(Thread.currentThread().getId()) - before) / calls;
+            System.out.println("round " + round + ": " + perCall + " bytes a call");
+        }
+        return perCall;
+    }
+}
