@@ -589,23 +589,16 @@ abstract class SortedView<K, V> extends AbstractMap<K, V> implements ConcurrentN
             byte[] edge = descending ? hi : lo;
             boolean inclusive = descending ? hiInclusive : loInclusive;
             Rel first = descending ? (inclusive || edge == null ? Rel.LE : Rel.LT) : (inclusive || edge == null ? Rel.GE : Rel.GT);
-            take(reader().run(edge, first, Integer.MAX_VALUE));
+            take(edge, first);
         }
 
-        private void take(List<Hit> hits) {
-            run = hits;
+        /** Reads the entries from a key on, as far as its leaf and the view's far end go. */
+        private void take(byte[] from, Rel rel) {
+            TreeReader.Run r = descending ? reader().run(from, rel, Integer.MAX_VALUE, lo, loInclusive)
+                    : reader().run(from, rel, Integer.MAX_VALUE, hi, hiInclusive);
+            run = r.hits();
             i = 0;
-            if (hits.isEmpty()) {
-                ended = true;
-                return;
-            }
-            for (int j = 0; j < hits.size(); j++) {
-                if (descending ? tooLow(hits.get(j).key()) : tooHigh(hits.get(j).key())) {
-                    run = hits.subList(0, j);
-                    ended = true;
-                    return;
-                }
-            }
+            ended = r.last() || run.isEmpty();
         }
 
         @Override
@@ -616,7 +609,7 @@ abstract class SortedView<K, V> extends AbstractMap<K, V> implements ConcurrentN
             if (ended) {
                 return false;
             }
-            take(reader().run(run.get(run.size() - 1).key(), onwards, Integer.MAX_VALUE));
+            take(run.get(run.size() - 1).key(), onwards);
             return i < run.size();
         }
 

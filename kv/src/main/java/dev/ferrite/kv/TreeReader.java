@@ -32,6 +32,15 @@ final class TreeReader {
     record Hit(byte[] key, byte[] value) {
     }
 
+    /**
+     * Entries an iteration reads at a time ({@link #run}).
+     *
+     * @param hits the entries, in the run's direction
+     * @param last whether no entry after them lies within the run's bound (the iteration ends)
+     */
+    record Run(List<Hit> hits, boolean last) {
+    }
+
     /** Deeper than any tree: a B+tree of 2^31 pages with at least two children per branch has 32 levels. */
     static final int MAX_DEPTH = 64;
 
@@ -92,7 +101,7 @@ final class TreeReader {
      * @return the nearest entry in that relation to the key, or null
      */
     Hit find(byte[] key, Rel rel) {
-        List<Hit> run = run(key, rel, 1);
+        List<Hit> run = run(key, rel, 1, null, false).hits();
         return run.isEmpty() ? null : run.get(0);
     }
 
@@ -100,11 +109,17 @@ final class TreeReader {
      * The entries from the nearest one in a relation to a key onwards in that relation's
      * direction, as far as the leaf holding the first goes: what an iterator takes at a time.
      *
-     * @param key the key, or null to start at the first (ascending) or last (descending) entry
-     * @param max the most entries to return, at least 1
-     * @return the entries in the relation's direction; empty if none is in that relation
+     * Entries beyond a bound are not read: a range's iteration copies only the entries in it.
+     *
+     * @param key            the key, or null to start at the first (ascending) or last (descending) entry
+     * @param max            the most entries to return, at least 1
+     * @param bound          where the entries end in the run's direction (the highest key of an
+     *                       ascending run, the lowest of a descending one), or null for none
+     * @param boundInclusive whether an entry whose key is the bound is within it
+     * @return the entries in the relation's direction (none if none is in that relation), and
+     *         whether the run met its bound
      */
-    List<Hit> run(byte[] key, Rel rel, int max) {
+    Run run(byte[] key, Rel rel, int max, byte[] bound, boolean boundInclusive) {
         byte[] buf = buffers.get();
         boolean up = rel.ascending();
         retry:
@@ -147,20 +162,30 @@ final class TreeReader {
                     for (int i = pos; i >= 0 && i < count && hits.size() < max; i += up ? 1 : -1) {
                         int at = PageLayout.entry(buf, number, i, LEAF_ENTRY_HEADER);
                         int kl = PageLayout.leafKeyLength(buf, number, at);
+                        int from = at + LEAF_ENTRY_HEADER;
+                        if (bound != null && beyond(buf, from, from + kl, bound, boundInclusive, up)) {
+                            return new Run(hits, true);
+                        }
                         byte[] v = value(root, buf, number, at);
                         if (v == null) {
                             continue retry;
                         }
-                        hits.add(new Hit(Arrays.copyOfRange(buf, at + LEAF_ENTRY_HEADER, at + LEAF_ENTRY_HEADER + kl), v));
+                        hits.add(new Hit(Arrays.copyOfRange(buf, from, from + kl), v));
                     }
-                    return hits;
+                    return new Run(hits, false);
                 }
                 ref = fallback;
                 fallback = 0;
                 k = null;
             }
-            return List.of();
+            return new Run(List.of(), true);
         }
+    }
+
+    /** @return whether the key {@code buf[from, to)} lies beyond a bound in a run's direction */
+    private static boolean beyond(byte[] buf, int from, int to, byte[] bound, boolean inclusive, boolean up) {
+        int c = Arrays.compareUnsigned(buf, from, to, bound, 0, bound.length);
+        return up ? c > 0 || c == 0 && !inclusive : c < 0 || c == 0 && !inclusive;
     }
 
     /**

@@ -186,7 +186,11 @@ final class ListCommands {
             long[] span = span(start, stop, store.size(id));
             byte[] first = span == null ? null : store.elementAt(id, span[0]);
             if (first != null) {
-                Iterator<byte[]> it = store.elements(id).tailMap(first, true).values().iterator();
+                // Bounded by the last element too, so that only the range's elements are read.
+                byte[] last = store.elementAt(id, span[1]);
+                NavigableMap<byte[], byte[]> range = last == null ? store.elements(id).tailMap(first, true)
+                        : store.elements(id).subMap(first, true, last, true);
+                Iterator<byte[]> it = range.values().iterator();
                 for (long i = span[0]; i <= span[1] && it.hasNext(); i++) {
                     out.add(Replies.bulk(it.next()));
                 }
