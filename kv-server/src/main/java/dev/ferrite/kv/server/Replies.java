@@ -1,6 +1,5 @@
 package dev.ferrite.kv.server;
 
-import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.redis.ArrayRedisMessage;
 import io.netty.handler.codec.redis.ErrorRedisMessage;
 import io.netty.handler.codec.redis.FullBulkStringRedisMessage;
@@ -40,8 +39,16 @@ final class Replies {
         return v == 0 ? ZERO : v == 1 ? ONE : new IntegerRedisMessage(v);
     }
 
+    /** @return a bulk string reply of these bytes, not copied (the caller no longer changes them); null: nil */
     static RedisMessage bulk(byte[] bytes) {
-        return bytes == null ? NIL : new FullBulkStringRedisMessage(Unpooled.wrappedBuffer(bytes));
+        return bytes == null ? NIL : new Bulk(bytes);
+    }
+
+    /**
+     * A bulk string reply over an array that {@link RespWriter} writes as it is: one small object
+     * a reply, where Netty's message would hold a buffer wrapping the array.
+     */
+    record Bulk(byte[] bytes) implements RedisMessage {
     }
 
     static RedisMessage bulk(String text) {

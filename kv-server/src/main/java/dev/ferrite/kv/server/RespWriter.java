@@ -36,7 +36,14 @@ final class RespWriter {
     }
 
     private static void encode(RedisMessage reply, ByteBuf out) {
-        if (reply instanceof FullBulkStringRedisMessage bulk) {
+        if (reply instanceof Replies.Bulk bulk) {
+            byte[] b = bulk.bytes();
+            out.writeByte('$');
+            writeLong(out, b.length);
+            out.writeBytes(CRLF);
+            out.writeBytes(b);
+            out.writeBytes(CRLF);
+        } else if (reply instanceof FullBulkStringRedisMessage bulk) {
             if (bulk.isNull()) {
                 out.writeBytes(NIL_BULK);
                 return;
