@@ -25,6 +25,11 @@ final class CollectionWrite {
         final boolean fresh;
         /** Set by the change when it changed an element: the command's event is published. */
         boolean changed;
+        /**
+         * Set by a change that put an element and removed none, so that the collection holds one
+         * after it: its emptiness is not read again (a descent of the tree a command).
+         */
+        boolean holdsElements;
 
         Op(long id, boolean fresh) {
             this.id = id;
@@ -145,7 +150,7 @@ final class CollectionWrite {
             o.result = store.change(() -> {
                 op[0] = new Op(existing == 0 ? store.create(owner) : existing, existing == 0);
                 T r = change.apply(op[0]);
-                if (store.isEmpty(op[0].id)) {
+                if (!op[0].holdsElements && store.isEmpty(op[0].id)) {
                     if (existing == 0) {
                         throw new Empty(r);
                     }

@@ -88,6 +88,7 @@ final class HashCommands {
                 n += store.put(op.id, a[i], a[i + 1]) == null ? 1 : 0;
             }
             op.changed = true;
+            op.holdsElements = true;
             return n;
         }, () -> 0L);
         return name.equals("hmset") ? Replies.OK : Replies.integer(added);

@@ -86,11 +86,12 @@ final class ListCommands {
     /** Adds an element at one end of list {@code id}; inside its atomic change. */
     static void pushOne(CollectionStore store, long id, boolean left, byte[] value) {
         NavigableMap<byte[], byte[]> elements = store.elements(id);
+        Map.Entry<byte[], byte[]> edge = left ? elements.firstEntry() : elements.lastEntry(); // one descent
         long p;
-        if (elements.isEmpty()) {
+        if (edge == null) {
             p = MIDDLE;
         } else {
-            long end = position(left ? elements.firstKey() : elements.lastKey());
+            long end = position(edge.getKey());
             if (left ? Long.compareUnsigned(end, STEP) < 0 : Long.compareUnsigned(end, -STEP) >= 0) {
                 renumber(store, id);
                 end = position(left ? elements.firstKey() : elements.lastKey());
@@ -118,6 +119,7 @@ final class ListCommands {
                 pushOne(store, op.id, left, a[i]);
             }
             op.changed = true;
+            op.holdsElements = true;
             return store.size(op.id);
         }, () -> 0L);
         return Replies.integer(size);

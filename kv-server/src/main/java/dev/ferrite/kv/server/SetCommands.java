@@ -93,6 +93,7 @@ final class SetCommands {
                 n += store.put(op.id, a[i], EMPTY) == null ? 1 : 0;
             }
             op.changed = n > 0;
+            op.holdsElements = true;
             return n;
         }, () -> 0L);
         return Replies.integer(added);
