@@ -109,7 +109,7 @@ final class TreeReader {
      * The entries from the nearest one in a relation to a key onwards in that relation's
      * direction, as far as the leaf holding the first goes: what an iterator takes at a time.
      *
-     * Entries beyond a bound are not read: a range's iteration copies only the entries in it.
+     * <p>Entries beyond a bound are not read: a range's iteration copies only the entries in it.
      *
      * @param key            the key, or null to start at the first (ascending) or last (descending) entry
      * @param max            the most entries to return, at least 1
