@@ -180,7 +180,12 @@ final class TreeWriter {
             return false;
         }
         int neighbour = SortedLayout.refPage(PageLayout.childRef(parent, pathPages[depth - 2], other));
-        return pages.getInt(neighbour, PageLayout.USED) + used - BODY <= pageSize * 3 / 4;
+        return mergedFit(pages.getInt(neighbour, PageLayout.USED), used);
+    }
+
+    /** @return whether two nodes of these sizes in bytes, merged, fit three quarters of a page: the merge rule */
+    private boolean mergedFit(int bytes, int otherBytes) {
+        return bytes + otherBytes - BODY <= pageSize * 3 / 4;
     }
 
     /**
@@ -495,17 +500,17 @@ final class TreeWriter {
         }
         long ref = parent.refs.get(other);
         int nodeBytes = node.bytes();
-        if (pages.getInt(SortedLayout.refPage(ref), PageLayout.USED) + nodeBytes - PageLayout.BODY > pageSize * 3 / 4) {
+        if (!mergedFit(pages.getInt(SortedLayout.refPage(ref), PageLayout.USED), nodeBytes)) {
             return new Merge(node, i); // known from the neighbour's size alone: not decoded
         }
         TreeNode neighbour = node(ref);
-        if (neighbour.leaf != node.leaf || neighbour.bytes() + nodeBytes - PageLayout.BODY > pageSize * 3 / 4) {
+        if (neighbour.leaf != node.leaf || !mergedFit(neighbour.bytes(), nodeBytes)) {
             return new Merge(node, i);
         }
         int left = Math.min(i, other);
         TreeNode merged = left == other ? neighbour : node;
         merged.append(left == other ? node : neighbour, parent.keys.get(left + 1));
-        retire(SortedLayout.refPage(parent.refs.get(other)));
+        retire(SortedLayout.refPage(ref));
         parent.keys.remove(left + 1);
         parent.refs.remove(left + 1);
         parent.counts.remove(left + 1);
