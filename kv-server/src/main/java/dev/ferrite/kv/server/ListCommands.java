@@ -182,24 +182,25 @@ final class ListCommands {
             return Replies.NOT_INTEGER;
         }
         long id = id(c, s, a[1]);
-        List<RedisMessage> out = new ArrayList<>();
-        if (id != 0) {
-            CollectionStore store = c.databases.collections();
-            // From the head the list's length is not needed: the range ends at its stop or the list's end.
-            long[] span = start >= 0 && stop >= 0 ? (start <= stop ? new long[] {start, stop} : null)
-                    : span(start, stop, store.size(id));
-            byte[] first = span == null ? null : store.elementAt(id, span[0]);
-            if (first != null) {
-                // Bounded by the last element too, so that only the range's elements are read.
-                byte[] last = store.elementAt(id, span[1]);
-                NavigableMap<byte[], byte[]> range = last == null ? store.elements(id).tailMap(first, true)
-                        : store.elements(id).subMap(first, true, last, true);
-                Iterator<byte[]> it = range.values().iterator();
-                out = new ArrayList<>((int) Math.min(span[1] - span[0], 1023) + 1);
-                for (long i = span[0]; i <= span[1] && it.hasNext(); i++) {
-                    out.add(Replies.bulk(it.next()));
-                }
-            }
+        if (id == 0) {
+            return Replies.array(List.of());
+        }
+        CollectionStore store = c.databases.collections();
+        // From the head the list's length is not needed: the range ends at its stop or the list's end.
+        long[] span = start >= 0 && stop >= 0 ? (start <= stop ? new long[] {start, stop} : null)
+                : span(start, stop, store.size(id));
+        byte[] first = span == null ? null : store.elementAt(id, span[0]);
+        if (first == null) {
+            return Replies.array(List.of());
+        }
+        // Bounded by the last element too, so that only the range's elements are read.
+        byte[] last = store.elementAt(id, span[1]);
+        NavigableMap<byte[], byte[]> range = last == null ? store.elements(id).tailMap(first, true)
+                : store.elements(id).subMap(first, true, last, true);
+        Iterator<byte[]> it = range.values().iterator();
+        List<RedisMessage> out = new ArrayList<>((int) Math.min(span[1] - span[0], 1023) + 1);
+        for (long i = span[0]; i <= span[1] && it.hasNext(); i++) {
+            out.add(Replies.bulk(it.next()));
         }
         return Replies.array(out);
     }
