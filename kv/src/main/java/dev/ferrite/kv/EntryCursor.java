@@ -177,9 +177,8 @@ final class EntryCursor {
     /** Sets the key's value (inserting the entry if absent). */
     void put(byte[] value, int off, int len) {
         store.checkValueLength(len);
-        boolean inline = BucketLayout.fitsInline(v.bucketSize, klen, len);
-        makeRoom(inline ? 0 : EntryLayout.size(klen, len));
-        if (inline) {
+        makeRoom(BucketLayout.fitsInline(v.bucketSize, klen, len) ? 0 : EntryLayout.size(klen, len));
+        if (BucketLayout.fitsInline(v.bucketSize, klen, len)) { // a rebuild may have changed the bucket size
             Segment seg = v.segment;
             if (found) {
                 beginChange();
@@ -364,14 +363,7 @@ final class EntryCursor {
     }
 
     private void checksum(long at, int len) {
-        Segment seg = v.segment;
-        long size = EntryLayout.size(klen, len);
-        long end = at + EntryLayout.KEY + klen + len;
-        if (end < at + size) {
-            seg.fill(end, at + size - end, (byte) 0);
-        }
-        seg.putInt(at + EntryLayout.CHECKSUM,
-                (int) seg.hash64(at + EntryLayout.KEY_LENGTH, EntryLayout.checkedLength(klen, len)));
+        SectionView.sealEntry(v.segment, at, klen, len);
     }
 
     /**

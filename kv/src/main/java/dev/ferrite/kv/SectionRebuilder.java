@@ -63,7 +63,6 @@ final class SectionRebuilder {
         UndoRecord.settle(old); // a change a dead writer cut short goes back first
         int[] keep = new int[Math.max(16, Math.min(old.buckets, os.getInt(SectionLayout.USED)))];
         int live = 0;
-        long outsideBytes = 0;
         long dropped = 0;
         // Two buckets naming one outside entry are damage: marked in a bitmap of the heap's 8-byte words.
         long heapWords = (old.heapEnd - old.heapStart) >>> 3;
@@ -72,6 +71,7 @@ final class SectionRebuilder {
                     + (old.heapEnd - old.heapStart) + " bytes is over the 1 TiB a section can rebuild");
         }
         long[] marks = null;
+        EntrySizes sizes = new EntrySizes();
         for (int i = 0; i < old.buckets && !dropAll; i++) {
             long b = old.bucket(i);
             long w = os.getLong(b);
@@ -94,52 +94,69 @@ final class SectionRebuilder {
                     continue;
                 }
                 marks[(int) (bit >>> 6)] |= 1L << bit;
-                outsideBytes += EntryLayout.size(os.getInt(off + EntryLayout.KEY_LENGTH), os.getInt(off + EntryLayout.VALUE_LENGTH));
+                sizes.add(os.getInt(off + EntryLayout.KEY_LENGTH), os.getInt(off + EntryLayout.VALUE_LENGTH));
+            } else {
+                sizes.add(BucketLayout.keyLength(w), BucketLayout.valueLength(w));
             }
             if (live == keep.length) {
                 keep = Arrays.copyOf(keep, keep.length * 2);
             }
             keep[live++] = i;
         }
+        int bucketSize = sizes.bucketSize(old.bucketSize);
+        long outsideBytes = sizes.outsideBytes(bucketSize);
         long heap = outsideBytes + extra + Math.max(Math.max(outsideBytes / 2, extra), 4096);
-        int buckets = SectionView.bucketsFilling(pool, bucketsFor(live + 1L), old.bucketSize, heap);
+        int buckets = SectionView.bucketsFilling(pool, bucketsFor(live + 1L), bucketSize, heap);
         long generation = old.generation + 1;
         String newName = MapLayout.sectionName(store.name, section, generation);
         pool.delete(newName); // left by a rebuild that died before its switch
         pool.delete(MapLayout.sectionName(store.name, section, old.generation - 1)); // left by one that died after it
-        Segment ns = pool.allocate(newName, SectionView.segmentSize(pool, buckets, old.bucketSize, heap));
+        Segment ns = pool.allocate(newName, SectionView.segmentSize(pool, buckets, bucketSize, heap));
         SectionView nv;
         int kept = 0;
         try {
-            ns.fill(0, SectionLayout.TABLE + (long) buckets * old.bucketSize, (byte) 0);
-            long top = SectionLayout.TABLE + (long) buckets * old.bucketSize;
+            ns.fill(0, SectionLayout.TABLE + (long) buckets * bucketSize, (byte) 0);
+            long top = SectionLayout.TABLE + (long) buckets * bucketSize;
             for (int i = 0; i < live; i++) {
                 long b = old.bucket(keep[i]);
                 long w = os.getLong(b);
-                boolean inline = BucketLayout.kind(w) == BucketLayout.INLINE;
-                long off = inline ? -1 : os.getLong(b + BucketLayout.ENTRY);
-                long keyAt = inline ? b + BucketLayout.KEY : off + EntryLayout.KEY;
-                int k = inline ? BucketLayout.keyLength(w) : os.getInt(off + EntryLayout.KEY_LENGTH);
+                boolean wasInline = BucketLayout.kind(w) == BucketLayout.INLINE;
+                long off = wasInline ? -1 : os.getLong(b + BucketLayout.ENTRY);
+                long keyAt = wasInline ? b + BucketLayout.KEY : off + EntryLayout.KEY;
+                int k = wasInline ? BucketLayout.keyLength(w) : os.getInt(off + EntryLayout.KEY_LENGTH);
+                int vl = wasInline ? BucketLayout.valueLength(w) : os.getInt(off + EntryLayout.VALUE_LENGTH);
                 long h = os.hash64(keyAt, k);
-                long nb = place(ns, buckets, old.bucketSize, h, os, keyAt, k);
+                long nb = place(ns, buckets, bucketSize, h, os, keyAt, k);
                 if (nb < 0) {
                     dropped++; // a second bucket holding the same key
                     continue;
                 }
-                if (inline) {
-                    os.copyTo(b + BucketLayout.CHECKSUM, ns, nb + BucketLayout.CHECKSUM,
-                            4L + k + BucketLayout.valueLength(w));
-                    ns.putLong(nb, BucketLayout.word(0, h, BucketLayout.INLINE, k, BucketLayout.valueLength(w)));
+                if (BucketLayout.fitsInline(bucketSize, k, vl)) {
+                    if (wasInline) {
+                        os.copyTo(b + BucketLayout.CHECKSUM, ns, nb + BucketLayout.CHECKSUM, 4L + k + vl);
+                    } else { // an entry the smaller buckets before could not hold
+                        os.copyTo(keyAt, ns, nb + BucketLayout.KEY, (long) k + vl);
+                        ns.putInt(nb + BucketLayout.CHECKSUM, SectionView.inlineChecksum(ns, nb, k, vl));
+                    }
+                    ns.putLong(nb, BucketLayout.word(0, h, BucketLayout.INLINE, k, vl));
                 } else {
-                    long size = EntryLayout.size(k, os.getInt(off + EntryLayout.VALUE_LENGTH));
-                    os.copyTo(off, ns, top, size);
+                    long size = EntryLayout.size(k, vl);
+                    if (wasInline) { // an entry the smaller buckets now cannot hold
+                        ns.putInt(top + EntryLayout.KEY_LENGTH, k);
+                        ns.putInt(top + EntryLayout.VALUE_LENGTH, vl);
+                        ns.putInt(top + EntryLayout.RESERVED, 0);
+                        os.copyTo(keyAt, ns, top + EntryLayout.KEY, (long) k + vl);
+                        SectionView.sealEntry(ns, top, k, vl);
+                    } else {
+                        os.copyTo(off, ns, top, size);
+                    }
                     ns.putLong(nb + BucketLayout.ENTRY, top);
                     ns.putLong(nb, BucketLayout.word(0, h, BucketLayout.OUTSIDE, 0, 0));
                     top += size;
                 }
                 kept++;
             }
-            SectionView.writeHeader(ns, section, generation, buckets, old.bucketSize, top, 0, kept);
+            SectionView.writeHeader(ns, section, generation, buckets, bucketSize, top, 0, kept);
             nv = SectionView.open(ns, section, generation, store.maxKey, store.maxValue);
         } catch (RuntimeException e) {
             ns.close();

@@ -143,7 +143,26 @@ final class SectionView {
 
     /** @return the checksum of an inline entry's bytes as they are, at {@code at} (the bucket's checksum field) */
     int inlineChecksum(long at, int k, int vl) {
-        return BucketLayout.checksum(segment.hash64(at + 4, k + vl), k, vl);
+        return inlineChecksum(segment, at - BucketLayout.CHECKSUM, k, vl);
+    }
+
+    /** @return the checksum of the inline entry's bytes in the bucket at {@code bucketAt} of a segment */
+    static int inlineChecksum(Segment segment, long bucketAt, int k, int vl) {
+        return BucketLayout.checksum(segment.hash64(bucketAt + BucketLayout.KEY, (long) k + vl), k, vl);
+    }
+
+    /**
+     * Finishes an outside entry whose lengths, zero word, key and value are written: zeroes its
+     * padding to 8 bytes and writes its checksum.
+     */
+    static void sealEntry(Segment segment, long at, int k, int vl) {
+        long end = at + EntryLayout.KEY + k + vl;
+        long padded = at + EntryLayout.size(k, vl);
+        if (end < padded) {
+            segment.fill(end, padded - end, (byte) 0);
+        }
+        segment.putInt(at + EntryLayout.CHECKSUM,
+                (int) segment.hash64(at + EntryLayout.KEY_LENGTH, EntryLayout.checkedLength(k, vl)));
     }
 
     /**
