@@ -106,36 +106,53 @@ final class TreeNode {
         return sum;
     }
 
+    /** How an entry just added follows the one added before it: where a node that outgrew its page splits. */
+    enum Run {
+        /** No run: the node splits as {@link #split} says for where the entry went. */
+        NONE,
+        /** Added right after the one before (keys added in ascending order). */
+        ASCENDING,
+        /** Added right before the one before (descending order). */
+        DESCENDING
+    }
+
     /**
-     * Splits the node into pieces that each fit a page, in order. A node that grew at its end
-     * (keys appended in order) keeps its first piece full; one that grew at its start, its last;
-     * otherwise the pieces are even by bytes.
+     * Splits the node into pieces that each fit a page, in order, so that keys added in order leave
+     * full pages behind them. An entry added in a run (right after or right before the one added
+     * before it) goes to a page of its own between the entries before and after it, which stay as
+     * full as their page was; the run goes on in the new page. A node that grew at its end or start
+     * otherwise fills its first or last pieces; any other node splits even by bytes.
      *
      * @param pageSize  bytes per page
-     * @param changedAt the index of the entry last inserted, to pick the split
+     * @param changedAt the index of the entry last added or changed, or -1
+     * @param run       how the entry at {@code changedAt} follows the one added before it
      * @return the pieces: this node alone if it fits
      */
-    List<TreeNode> split(int pageSize, int changedAt) {
+    List<TreeNode> split(int pageSize, int changedAt, Run run) {
         int total = bytes();
         if (total <= pageSize) {
             return List.of(this);
         }
         int n = keys.size();
-        int target;
-        if (changedAt == n - 1) {
-            target = pageSize - PageLayout.maxEntry(pageSize); // appends: a full left piece
-        } else if (changedAt == 0) {
-            target = total + BODY - (pageSize - PageLayout.maxEntry(pageSize)); // prepends: a full right piece
-        } else {
-            target = (total + BODY) / 2;
+        if (run != Run.NONE) {
+            List<TreeNode> pieces = new ArrayList<>(3);
+            addRange(pieces, 0, changedAt, pageSize);
+            addRange(pieces, changedAt, changedAt + 1, pageSize);
+            addRange(pieces, changedAt + 1, n, pageSize);
+            return pieces;
         }
+        boolean appended = changedAt == n - 1;
+        boolean prepended = changedAt == 0;
         TreeNode left = new TreeNode(leaf, n / 2);
         TreeNode right = new TreeNode(leaf, n / 2);
         int filled = BODY;
         int i = 0;
         for (; i < n - 1; i++) {
             int b = entryBytes(i);
-            if (i > 0 && filled + b > target) {
+            boolean take = appended ? filled + b <= pageSize // a full left piece
+                    : prepended ? total - filled + BODY > pageSize // the rest does not fit one page yet
+                    : filled + b <= (total + BODY) / 2;
+            if (i > 0 && !take) {
                 break;
             }
             filled += b;
@@ -145,14 +162,22 @@ final class TreeNode {
             right.take(this, i);
         }
         List<TreeNode> pieces = new ArrayList<>(3);
-        for (TreeNode piece : List.of(left, right)) {
-            if (piece.bytes() > pageSize) {
-                pieces.addAll(piece.split(pageSize, -1));
-            } else {
-                pieces.add(piece);
-            }
-        }
+        pieces.addAll(left.bytes() > pageSize ? left.split(pageSize, prepended ? 0 : -1, Run.NONE) : List.of(left));
+        pieces.addAll(right.bytes() > pageSize
+                ? right.split(pageSize, appended ? right.size() - 1 : -1, Run.NONE) : List.of(right));
         return pieces;
+    }
+
+    /** Adds entries [from, to) as a piece (none if empty; split evenly if over a page). */
+    private void addRange(List<TreeNode> pieces, int from, int to, int pageSize) {
+        if (from >= to) {
+            return;
+        }
+        TreeNode piece = new TreeNode(leaf, to - from);
+        for (int i = from; i < to; i++) {
+            piece.take(this, i);
+        }
+        pieces.addAll(piece.split(pageSize, -1, Run.NONE));
     }
 
     /**

@@ -38,6 +38,8 @@ final class TreeWriter {
     private long working;
     /** Why the open atomic change can only be rolled back (an operation inside it failed midway), or null. */
     private Throwable failed;
+    /** The key of the last entry this writer added: a run of keys added in order splits where it runs. */
+    private byte[] lastAdded;
 
     TreeWriter(PageStore pages) {
         this.pages = pages;
@@ -104,6 +106,9 @@ final class TreeWriter {
         } catch (RuntimeException | Error e) {
             fail(e);
             throw e;
+        }
+        if (stored == null) {
+            lastAdded = key;
         }
         return old;
     }
@@ -238,7 +243,7 @@ final class TreeWriter {
 
     /**
      * The general change: the path decoded into nodes, the leaf changed, then written bottom up
-     * with splits and merges ({@link #rewrite(List, List, List, int)}).
+     * with splits and merges ({@link #rewrite(List, List, List, int, TreeNode.Run)}).
      *
      * @return the new root word
      */
@@ -262,6 +267,7 @@ final class TreeWriter {
             retireOverflow(o);
         }
         int changedAt;
+        TreeNode.Run run = TreeNode.Run.NONE;
         if (next == null) {
             leaf.keys.remove(pos);
             leaf.values.remove(pos);
@@ -274,9 +280,24 @@ final class TreeWriter {
             } else {
                 leaf.keys.add(changedAt, key);
                 leaf.values.add(changedAt, value);
+                run = runAt(leaf, changedAt);
             }
         }
-        return rewrite(nodes, numbers, childIndex, changedAt);
+        return rewrite(nodes, numbers, childIndex, changedAt, run);
+    }
+
+    /** @return how a key just added at index {@code at} of a leaf follows the one this writer added before */
+    private TreeNode.Run runAt(TreeNode leaf, int at) {
+        if (lastAdded == null) {
+            return TreeNode.Run.NONE;
+        }
+        if (at > 0 && Arrays.equals(leaf.keys.get(at - 1), lastAdded)) {
+            return TreeNode.Run.ASCENDING;
+        }
+        if (at + 1 < leaf.size() && Arrays.equals(leaf.keys.get(at + 1), lastAdded)) {
+            return TreeNode.Run.DESCENDING;
+        }
+        return TreeNode.Run.NONE;
     }
 
     /** Empties the map: publishes an empty root, then frees every page the tree held. */
@@ -423,7 +444,8 @@ final class TreeWriter {
      *
      * @return the new root word
      */
-    private long rewrite(List<TreeNode> nodes, List<Integer> numbers, List<Integer> childIndex, int changedAt) {
+    private long rewrite(List<TreeNode> nodes, List<Integer> numbers, List<Integer> childIndex, int changedAt,
+                         TreeNode.Run run) {
         List<Piece> pieces = null;
         for (int level = nodes.size() - 1; level >= 0; level--) {
             TreeNode node = nodes.get(level);
@@ -433,7 +455,9 @@ final class TreeWriter {
             if (pieces != null) {
                 int i = childIndex.get(level);
                 replaceChild(node, i, pieces);
-                changedAt = i;
+                // Growth at the branch's start or end fills its pieces as a leaf's (TreeNode.split).
+                changedAt = pieces.isEmpty() ? -1 : i == 0 ? 0 : i + pieces.size() - 1;
+                run = TreeNode.Run.NONE;
             }
             if (level > 0 && node.size() > 0 && node.bytes() < pageSize / 4) {
                 Merge m = mergeWithNeighbour(nodes.get(level - 1), childIndex.get(level - 1), node);
@@ -443,12 +467,12 @@ final class TreeWriter {
             if (level == 0 && !node.leaf && node.size() == 1) {
                 return node.refs.get(0); // a root of one child gives way to the child
             }
-            pieces = write(node.size() == 0 ? List.of() : node.split(pageSize, changedAt));
+            pieces = write(node.size() == 0 ? List.of() : node.split(pageSize, changedAt, run));
         }
         while (pieces.size() > 1) {
             TreeNode root = TreeNode.newBranch();
             replaceChild(root, -1, pieces);
-            pieces = write(root.split(pageSize, -1));
+            pieces = write(root.split(pageSize, -1, TreeNode.Run.NONE));
         }
         return pieces.isEmpty() ? 0 : pieces.get(0).ref();
     }

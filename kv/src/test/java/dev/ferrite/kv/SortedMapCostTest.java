@@ -21,7 +21,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * without decoding a node, so it allocates about what its answer needs; only the rare change that
  * splits or merges decodes its nodes. A list drained from its head (Redis's LPOP) after it grew at
  * its head (LPUSH) keeps small pages at the tree's left edge beside full ones. A range's iteration
- * copies the entries in the range, not the rest of their leaf.
+ * copies the entries in the range, not the rest of their leaf. Keys put in order (a list's pushes
+ * at either end) fill their pages.
  */
 class SortedMapCostTest {
 
@@ -38,6 +39,34 @@ class SortedMapCostTest {
     @AfterEach
     void close() {
         pool.close();
+    }
+
+    @Test
+    void keysPutInOrderFillTheirPages() {
+        // An entry of an 8-byte key and a 100-byte value takes 117 bytes of a leaf with its slot.
+        long entry = 2 + PageLayout.LEAF_ENTRY_HEADER + 8 + 100;
+        int n = 50_000;
+        // A run at the tree's end, and one in the middle of other keys (a list of the server among
+        // others, or after its header key): each new entry lands between two others in its leaf.
+        for (String order : new String[] {"ascending", "descending", "ascending before others", "descending after one"}) {
+            try (FerriteSortedMap<Long, byte[]> map = FerriteSortedMap.builder(Codec.int64Ordered(), Codec.bytes())
+                    .pool(pool, order.replace(' ', '-')).create()) {
+                if (order.endsWith("others")) {
+                    for (long j = 0; j < 20; j++) {
+                        map.put(Long.MAX_VALUE - j, new byte[100]);
+                    }
+                } else if (order.endsWith("one")) {
+                    map.put(Long.MIN_VALUE, new byte[100]);
+                }
+                long others = map.size();
+                for (long i = 0; i < n; i++) {
+                    map.put(order.startsWith("ascending") ? i : -i, new byte[100]);
+                }
+                double perEntry = (double) map.usedBytes() / (n + others);
+                // Split evenly, or short of a page by the largest entry, pages are 3/4 full: 155 bytes an entry.
+                assertTrue(perEntry < entry * 1.1, order + ": " + perEntry + " bytes an entry");
+            }
+        }
     }
 
     @Test
