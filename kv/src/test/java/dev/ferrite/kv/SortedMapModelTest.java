@@ -108,6 +108,40 @@ class SortedMapModelTest {
         }
     }
 
+    /** Runs of keys added in order, up and down, between other keys: the splits that keep pages full. */
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2, 3})
+    void runsOfKeysInOrderAnswerAsATreeMapDoes(long seed) {
+        Random r = new Random(seed);
+        try (FerriteSortedMap<Long, String> map = FerriteSortedMap.builder(Codec.int64Ordered(), Codec.utf8())
+                .pool(pool, "runs" + seed).create()) {
+            NavigableMap<Long, String> model = new TreeMap<>();
+            for (int run = 0; run < 300; run++) {
+                long k = r.nextInt(1 << 20) - (1 << 19);
+                long step = (r.nextBoolean() ? 1 : -1) * (1 + r.nextInt(3));
+                int length = 1 + r.nextInt(400);
+                for (int i = 0; i < length; i++, k += step) {
+                    String v = r.nextInt(50) == 0 ? "w".repeat(r.nextInt(3000)) : "v" + k;
+                    assertEquals(model.put(k, v), map.put(k, v), "put " + k);
+                }
+                for (int i = r.nextInt(40); i > 0; i--) {
+                    long gone = r.nextInt(1 << 20) - (1 << 19);
+                    Long at = model.ceilingKey(gone);
+                    if (at != null) {
+                        assertEquals(model.remove(at), map.remove(at), "remove " + at);
+                    }
+                }
+                if (run % 50 == 49) {
+                    assertEquals(model, map);
+                    assertEquals(new ArrayList<>(model.descendingKeySet()), new ArrayList<>(map.descendingKeySet()));
+                    assertNoPageLost(map);
+                }
+            }
+            assertEquals(model.size(), map.size());
+            assertEquals(model, map);
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(longs = {1, 2, 3})
     void viewsOfViewsAnswerAsTreeMapViewsDo(long seed) {
