@@ -5,8 +5,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
@@ -57,7 +59,7 @@ class BucketSizeTest {
         Map<Integer, byte[]> model = new HashMap<>();
         try (FerriteMap<byte[], byte[]> map = FerriteMap.builder(Codec.bytes(), Codec.bytes()).file(file)
                 .sections(1).averageKeySize(16).averageValueSize(200).create()) {
-            assertEquals(java.util.List.of(256), sizes(map));
+            assertEquals(List.of(256), sizes(map));
             for (int i = 0; i < 1000; i++) {
                 put(map, model, i, 200); // inline in 256-byte buckets
             }
@@ -69,7 +71,7 @@ class BucketSizeTest {
             for (int i = 1000; i < 3000; i++) {
                 put(map, model, i, 20); // grows the section: most entries now need 48 bytes
             }
-            assertEquals(java.util.List.of(48), sizes(map));
+            assertEquals(List.of(48), sizes(map));
             assertTrue(map.stats().usedBytes() >= 100 * EntryLayout.size(16, 200), "the 200-byte values moved out");
             check(map, model);
         }
@@ -78,7 +80,7 @@ class BucketSizeTest {
             for (int i = 0; i < 6000; i++) {
                 put(map, model, i, 200); // too long for 48: outside, until the table's growth sizes the buckets for them
             }
-            assertEquals(java.util.List.of(240), sizes(map));
+            assertEquals(List.of(240), sizes(map));
             // Back inline, all but the entry whose append found the heap full and rebuilt it.
             assertTrue(map.stats().usedBytes() <= EntryLayout.size(16, 200), map.stats().usedBytes() + " heap bytes");
             check(map, model);
@@ -127,9 +129,9 @@ class BucketSizeTest {
         assertEquals(0, map.verify(), "every entry's checksum matches");
     }
 
-    private static java.util.List<Integer> sizes(FerriteMap<?, ?> map) {
+    private static List<Integer> sizes(FerriteMap<?, ?> map) {
         MapStore store = map.store();
-        java.util.List<Integer> out = new java.util.ArrayList<>();
+        List<Integer> out = new ArrayList<>();
         for (int s = 0; s < map.stats().sections(); s++) {
             out.add(store.views.current(s).bucketSize);
         }
