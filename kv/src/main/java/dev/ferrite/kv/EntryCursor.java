@@ -358,8 +358,7 @@ final class EntryCursor {
     }
 
     private void inlineChecksum(int len) {
-        long at = bucketAt + BucketLayout.CHECKSUM;
-        v.segment.putInt(at, v.inlineChecksum(at, klen, len));
+        v.segment.putInt(bucketAt + BucketLayout.CHECKSUM, v.inlineChecksum(bucketAt, klen, len));
     }
 
     private void checksum(long at, int len) {

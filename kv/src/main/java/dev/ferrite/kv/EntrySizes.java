@@ -41,7 +41,7 @@ final class EntrySizes {
         for (int c = 1; c < CLASSES - 1; c++) {
             held += count[c];
             if (held * 8 >= entries * INLINE_SHARE) {
-                return Math.max(BucketLayout.MIN_SIZE, 16 * c);
+                return 16 * c;
             }
         }
         return BucketLayout.MIN_SIZE;

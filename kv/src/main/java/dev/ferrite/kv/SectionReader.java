@@ -155,7 +155,7 @@ final class SectionReader {
         Segment seg = v.segment;
         int vl = BucketLayout.valueLength(w);
         if (!v.inlineFits(w) || verifyReads
-                && v.inlineChecksum(b + BucketLayout.CHECKSUM, klen, vl) != seg.getInt(b + BucketLayout.CHECKSUM)) {
+                && v.inlineChecksum(b, klen, vl) != seg.getInt(b + BucketLayout.CHECKSUM)) {
             return damaged(v, b, w);
         }
         return readValue(seg, b, w, b + BucketLayout.KEY + klen, vl, reader);

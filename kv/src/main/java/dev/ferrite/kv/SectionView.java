@@ -141,9 +141,9 @@ final class SectionView {
         return k <= maxKey && vl <= maxValue && BucketLayout.fitsInline(bucketSize, k, vl);
     }
 
-    /** @return the checksum of an inline entry's bytes as they are, at {@code at} (the bucket's checksum field) */
-    int inlineChecksum(long at, int k, int vl) {
-        return inlineChecksum(segment, at - BucketLayout.CHECKSUM, k, vl);
+    /** @return the checksum of the inline entry's bytes, as they are, in the bucket at {@code bucketAt} */
+    int inlineChecksum(long bucketAt, int k, int vl) {
+        return inlineChecksum(segment, bucketAt, k, vl);
     }
 
     /** @return the checksum of the inline entry's bytes in the bucket at {@code bucketAt} of a segment */
@@ -173,7 +173,7 @@ final class SectionView {
     boolean intact(long bucketAt, long word) {
         switch (BucketLayout.kind(word)) {
             case BucketLayout.INLINE:
-                return inlineFits(word) && inlineChecksum(bucketAt + BucketLayout.CHECKSUM, BucketLayout.keyLength(word),
+                return inlineFits(word) && inlineChecksum(bucketAt, BucketLayout.keyLength(word),
                         BucketLayout.valueLength(word)) == segment.getInt(bucketAt + BucketLayout.CHECKSUM);
             case BucketLayout.OUTSIDE:
                 long off = segment.getLong(bucketAt + BucketLayout.ENTRY);
