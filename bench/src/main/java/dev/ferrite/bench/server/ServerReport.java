@@ -229,14 +229,19 @@ final class ServerReport {
             r.rows.forEach((load, tests) -> tests.forEach((test, servers) -> servers.forEach((server, rows) -> {
                 for (int i = 0; i < rows.size(); i++) {
                     BenchmarkRow row = rows.get(i);
-                    b.append('"').append(r.persistence.label).append("\",\"").append(load).append("\",\"").append(test)
-                            .append("\",").append(server).append(',').append(i + 1).append(',')
+                    b.append(quoted(r.persistence.label)).append(',').append(quoted(load)).append(',').append(quoted(test))
+                            .append(',').append(quoted(server)).append(',').append(i + 1).append(',')
                             .append(row.requestsPerSecond()).append(',').append(row.p50Millis()).append(',')
                             .append(row.p99Millis()).append(',').append(row.cpuSecondsPerMillion()).append('\n');
                 }
             })));
         }
         return b.toString();
+    }
+
+    /** @return a CSV field holding {@code text} as it is (RFC 4180: in quotes, a quote doubled) */
+    private static String quoted(String text) {
+        return '"' + text.replace("\"", "\"\"") + '"';
     }
 
     /** @return a page with a bar chart per pass and load (each server's median, the rounds' range) and the tables */

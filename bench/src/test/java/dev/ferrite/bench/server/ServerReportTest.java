@@ -75,9 +75,12 @@ class ServerReportTest {
         assertTrue(html.contains("<svg") && html.contains("132,000/s") && html.contains("No persistence, unpipelined"), html);
         List<String> csv = Files.readAllLines(dir.resolve("server-vs-redis.csv"));
         assertEquals(43, csv.size()); // header + 2 passes x (18 rounds + 3 of the variant)
-        assertTrue(csv.contains("\"durable\",\"1 client\",\"GET\",Ferrite,3,30002.0,0.03,0.05,NaN"), csv.toString());
-        assertTrue(csv.contains("\"no persistence\",\"unpipelined\",\"GET\",Redis,1,200000.0,0.2,0.5,2.5"),
+        assertTrue(csv.contains("\"durable\",\"1 client\",\"GET\",\"Ferrite\",3,30002.0,0.03,0.05,NaN"), csv.toString());
+        assertTrue(csv.contains("\"no persistence\",\"unpipelined\",\"GET\",\"Redis\",1,200000.0,0.2,0.5,2.5"),
                 csv.toString());
+        for (String line : csv) { // the variant's name holds a comma: every text field is quoted
+            assertEquals(9, line.split(",(?=(?:[^\"]*\"[^\"]*\")*[^\"]*$)").length, line);
+        }
     }
 
     @Test
