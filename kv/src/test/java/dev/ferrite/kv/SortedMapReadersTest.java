@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -52,7 +51,6 @@ class SortedMapReadersTest {
                 map.put(key(i), 0L);
             }
             AtomicLongArray acked = new AtomicLongArray(KEYS);
-            AtomicBoolean done = new AtomicBoolean();
             CompletableFuture<Void> writer = CompletableFuture.runAsync(() -> {
                 Random r = new Random(7);
                 for (long n = 1; n <= 40_000; n++) {
@@ -60,13 +58,12 @@ class SortedMapReadersTest {
                     map.put(key(i), n);
                     acked.set(i, n); // after the put returned: every read from here on must see n or later
                 }
-                done.set(true);
             });
             Random r = new Random(11);
             long[] seen = new long[KEYS];
             long reads = 0;
             try {
-                while (!done.get() || reads < 10_000) {
+                while (!writer.isDone() || reads < 10_000) {
                     int i = r.nextInt(KEYS);
                     long floor = acked.get(i);
                     long v = switch ((int) (reads % 4)) {
@@ -87,9 +84,8 @@ class SortedMapReadersTest {
                     reads++;
                 }
             } finally {
-                done.set(true);
+                writer.get(60, TimeUnit.SECONDS); // its failure, if it failed
             }
-            writer.get(60, TimeUnit.SECONDS);
             for (int i = 0; i < KEYS; i++) {
                 assertEquals(acked.get(i), map.get(key(i)), key(i) + " after the writer ended");
             }
