@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.function.BiFunction;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -87,7 +88,17 @@ class SortedMapModelTest {
                             assertEquals(model.pollLastEntry(), map.pollLastEntry());
                         }
                     }
-                    case 12 -> assertEquals(model.merge(k, "+", String::concat), map.merge(k, "+", String::concat));
+                    case 12 -> {
+                        if (r.nextBoolean()) {
+                            assertEquals(model.merge(k, "+", String::concat), map.merge(k, "+", String::concat));
+                        } else { // giving back the value it got leaves the entry (or its absence) as it is
+                            int choice = r.nextInt(3);
+                            BiFunction<String, String, String> f = (key, old) -> choice == 0 ? old
+                                    : choice == 1 ? null : old == null ? "c" : old + "c";
+                            assertEquals(model.compute(k, f), map.compute(k, f), "compute " + k);
+                            assertEquals(model.get(k), map.get(k), "get after compute " + k);
+                        }
+                    }
                     default -> {
                         if (r.nextInt(200) == 0) {
                             assertEquals(model, map);

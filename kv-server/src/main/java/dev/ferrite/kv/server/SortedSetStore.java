@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
 
 /**
  * A sorted set's members in the {@link CollectionStore}: each member is an element whose value is
@@ -69,8 +71,15 @@ final class SortedSetStore {
      * @return the removed members' keys by score, in the order taken
      */
     static List<byte[]> pop(CollectionStore store, long id, long count, boolean highest) {
+        NavigableMap<byte[], byte[]> scores = store.scores(id);
+        if (count == 1) { // the end's entry alone, not the run of its leaf an iterator reads
+            Map.Entry<byte[], byte[]> end = highest ? scores.lastEntry() : scores.firstEntry();
+            List<byte[]> taken = end == null ? List.of() : List.of(end.getKey());
+            removeAll(store, id, taken);
+            return taken;
+        }
         List<byte[]> taken = new ArrayList<>((int) Math.min(count, 1024));
-        Iterator<byte[]> it = highest ? store.scores(id).descendingKeySet().iterator() : store.scores(id).keySet().iterator();
+        Iterator<byte[]> it = highest ? scores.descendingKeySet().iterator() : scores.keySet().iterator();
         while (taken.size() < count && it.hasNext()) {
             taken.add(it.next());
         }
