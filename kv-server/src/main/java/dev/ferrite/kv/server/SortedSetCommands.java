@@ -172,6 +172,7 @@ final class SortedSetCommands {
                         }
                     }
                     op.changed = counts[0] + counts[1] > 0;
+                    op.holdsElements = op.changed; // a member put, and ZADD removes none
                     return increment ? Replies.bulk(last == null ? null : Scores.format(last)) : null;
                 }, () -> increment ? Replies.NIL : null);
         if (result != null) {
