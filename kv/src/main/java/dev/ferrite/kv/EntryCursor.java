@@ -21,11 +21,6 @@ final class EntryCursor {
 
     private static final Logger LOG = LoggerFactory.getLogger(EntryCursor.class);
 
-    /** The table's load limit: buckets in use (entries and tombstones) over buckets. */
-    static final int LOAD_NUMERATOR = 4;
-    /** See {@link #LOAD_NUMERATOR}. */
-    static final int LOAD_DENOMINATOR = 5;
-
     private final MapStore store;
     private final Segment header;
     private final int section;
@@ -281,7 +276,7 @@ final class EntryCursor {
             return;
         }
         boolean full = bucketAt < 0
-                || intoEmpty && (v.segment.getInt(SectionLayout.USED) + 1L) * LOAD_DENOMINATOR > (long) v.buckets * LOAD_NUMERATOR;
+                || intoEmpty && (v.segment.getInt(SectionLayout.USED) + 1L) * 1000 > (long) v.buckets * store.loadLimit;
         if (full) {
             store.rebuilder.rebuild(section, heapBytes, false);
             locate();

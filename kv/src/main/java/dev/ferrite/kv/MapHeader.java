@@ -19,7 +19,8 @@ final class MapHeader {
      * Writes a new map's header fields, the codecs' identities, the CRC and last the magic. Each
      * section line's generation must be written already.
      */
-    static void write(Segment header, int sections, int maxKey, int maxValue, Codec<?> keyCodec, Codec<?> valueCodec) {
+    static void write(Segment header, int sections, int maxKey, int maxValue, int loadLimit, Codec<?> keyCodec,
+                      Codec<?> valueCodec) {
         header.putInt(MapLayout.VERSION, MapLayout.VERSION_VALUE);
         header.putInt(MapLayout.SECTIONS, sections);
         header.putInt(MapLayout.CLIENTS, MapLayout.CLIENT_COUNT);
@@ -27,7 +28,8 @@ final class MapHeader {
         header.putInt(MapLayout.MAX_VALUE, maxValue);
         header.putLong(MapLayout.CREATED_MILLIS, System.currentTimeMillis());
         MapCodecs.record(header, keyCodec, valueCodec);
-        header.putInt(MapLayout.CRC, crc(header));
+        header.putInt(MapLayout.LOAD_LIMIT, loadLimit);
+        header.putInt(MapLayout.CRC, mapCrc(header));
         header.putLongVolatile(MapLayout.MAGIC, MapLayout.MAGIC_VALUE);
     }
 
@@ -63,9 +65,9 @@ final class MapHeader {
                     ? "; copy it into a new map with dev.ferrite.kv.MapMigrate (OLD_POOL_FILE NEW_POOL_FILE [MAP_NAME])" : ""));
         }
         int crc = header.getInt(MapLayout.CRC);
-        if (crc != crc(header)) {
+        if (crc != mapCrc(header)) {
             throw new CorruptFileException(where + ": header CRC 0x" + Integer.toHexString(crc)
-                    + " does not match its bytes (0x" + Integer.toHexString(crc(header)) + ")");
+                    + " does not match its bytes (0x" + Integer.toHexString(mapCrc(header)) + ")");
         }
         int sections = header.getInt(MapLayout.SECTIONS);
         if (sections < 1 || sections > MapLayout.MAX_SECTIONS || Integer.bitCount(sections) != 1) {
@@ -84,15 +86,41 @@ final class MapHeader {
             throw new CorruptFileException(where + ": size limits key " + header.getInt(MapLayout.MAX_KEY)
                     + ", value " + header.getInt(MapLayout.MAX_VALUE) + " are not positive");
         }
+        int load = header.getInt(MapLayout.LOAD_LIMIT);
+        if (load != 0 && (load < MapLayout.MIN_LOAD_LIMIT || load > MapLayout.MAX_LOAD_LIMIT)) {
+            throw new CorruptFileException(where + ": load limit " + load + " thousandths is outside ["
+                    + MapLayout.MIN_LOAD_LIMIT + ", " + MapLayout.MAX_LOAD_LIMIT + "]");
+        }
     }
 
-    /** @return CRC-32C of a header's fixed fields: bytes [8, 28) and [32, 40) */
+    /** @return the sections' load limit in thousandths ({@link MapLayout#LOAD_LIMIT}) of a validated header */
+    static int loadLimit(Segment header) {
+        int load = header.getInt(MapLayout.LOAD_LIMIT);
+        return load == 0 ? MapLayout.DEFAULT_LOAD_LIMIT : load;
+    }
+
+    /** @return CRC-32C of a header's fixed fields: bytes [8, 28) and [32, 40) (a sorted map's header CRC) */
     static int crc(Segment header) {
-        byte[] b = new byte[MapLayout.CREATED_MILLIS + 8];
+        return crc(header, false);
+    }
+
+    /**
+     * @return a map header's CRC: as {@link #crc(Segment)}, then over bytes [124, 128) if they are
+     *         not 0 (a map made before the load limit was recorded has 0 there)
+     */
+    static int mapCrc(Segment header) {
+        return crc(header, header.getInt(MapLayout.LOAD_LIMIT) != 0);
+    }
+
+    private static int crc(Segment header, boolean withLoadLimit) {
+        byte[] b = new byte[MapLayout.CLIENTS_OFFSET];
         header.copyTo(0, b, 0, b.length);
         CRC32C c = new CRC32C();
         c.update(b, MapLayout.VERSION, MapLayout.CRC - MapLayout.VERSION);
         c.update(b, MapLayout.CREATED_MILLIS, 8);
+        if (withLoadLimit) {
+            c.update(b, MapLayout.LOAD_LIMIT, 4);
+        }
         return (int) c.getValue();
     }
 }

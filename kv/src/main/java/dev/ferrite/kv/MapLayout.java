@@ -9,16 +9,17 @@ package dev.ferrite.kv;
  *   +--------+---------+----------+-----------+----------+------------+---------+
  *   | MAGIC  | VERSION | SECTIONS | CLIENTS   | MAX_KEY  | MAX_VALUE  | CRC     |
  *   +--------+---------+----------+-----------+----------+------------+---------+
- *  32                40                48                  56                 88                 120        124      128
- *   | CREATED_MILLIS  | KEY_CODEC_HASH  | VALUE_CODEC_HASH  | KEY_CODEC_NAME   | VALUE_CODEC_NAME  | CODECS_CRC | (zero) |
+ *  32                40                48                  56                 88                 120          124          128
+ *   | CREATED_MILLIS  | KEY_CODEC_HASH  | VALUE_CODEC_HASH  | KEY_CODEC_NAME   | VALUE_CODEC_NAME  | CODECS_CRC | LOAD_LIMIT |
  *  128: CLIENTS client slots of CLIENT_SIZE bytes
  *  SECTIONS_OFFSET: SECTIONS section lines of LINE_SIZE bytes
  * </pre>
  *
  * <p>A creator writes everything, then the CRC, then the magic: an opener that sees the magic sees
  * a complete header. Bytes [40, 124) record the codecs' identities ({@link MapCodecs}); a header
- * whose codec hashes are both 0 records none (a map made before they were recorded). The fields before {@link #CREATED_MILLIS}+8 never change afterwards; the
- * client slots and section lines are updated with volatile stores and CAS.
+ * whose codec hashes are both 0 records none (a map made before they were recorded). The first
+ * 128 bytes never change afterwards; the client slots and section lines are updated with volatile
+ * stores and CAS.
  */
 final class MapLayout {
 
@@ -54,6 +55,19 @@ final class MapLayout {
     static final int CODEC_NAME_BYTES = 32;
     /** int: CRC-32C of bytes [40, 120), or 0 with all of them when no codec is recorded. */
     static final int CODECS_CRC = 120;
+    /**
+     * int: the sections' load limit (buckets in use, entries and tombstones, over buckets) in
+     * thousandths, from {@value #MIN_LOAD_LIMIT} to {@value #MAX_LOAD_LIMIT}: a new key that would
+     * fill an empty bucket past it rebuilds its section first. 0 in a map made before it was recorded, read as {@value #DEFAULT_LOAD_LIMIT}. Covered by
+     * the header CRC when not 0.
+     */
+    static final int LOAD_LIMIT = 124;
+    /** The load limit of a map made without one, in thousandths. */
+    static final int DEFAULT_LOAD_LIMIT = 800;
+    /** The lowest load limit, in thousandths. */
+    static final int MIN_LOAD_LIMIT = 500;
+    /** The highest load limit, in thousandths: beyond it a miss probes tens of buckets. */
+    static final int MAX_LOAD_LIMIT = 900;
 
     /** Offset of client slot 0. */
     static final int CLIENTS_OFFSET = 128;

@@ -44,6 +44,8 @@ final class MapStore implements AutoCloseable {
     final int sectionCount;
     final int maxKey;
     final int maxValue;
+    /** The sections' load limit, in thousandths ({@link MapLayout#LOAD_LIMIT}). */
+    final int loadLimit;
     final boolean readOnly;
     final SectionViews views;
     final SectionReader reader;
@@ -63,6 +65,7 @@ final class MapStore implements AutoCloseable {
         this.sectionCount = header.getInt(MapLayout.SECTIONS);
         this.maxKey = header.getInt(MapLayout.MAX_KEY);
         this.maxValue = header.getInt(MapLayout.MAX_VALUE);
+        this.loadLimit = MapHeader.loadLimit(header);
         this.sectionShift = 64 - Integer.numberOfTrailingZeros(sectionCount);
         this.views = new SectionViews(this);
         this.rebuilder = new SectionRebuilder(this, views);
@@ -87,7 +90,8 @@ final class MapStore implements AutoCloseable {
     // ---------------------------------------------------------------- create and open
 
     /** Sizes of a new map. */
-    record Shape(int sections, int bucketsPerSection, int bucketSize, long heapPerSection, int maxKey, int maxValue) {
+    record Shape(int sections, int bucketsPerSection, int bucketSize, long heapPerSection, int maxKey, int maxValue,
+                 int loadLimit) {
     }
 
     /**
@@ -112,7 +116,7 @@ final class MapStore implements AutoCloseable {
                 }
                 header.putLong(MapLayout.line(s) + LINE_GENERATION, 1);
             }
-            MapHeader.write(header, shape.sections, shape.maxKey, shape.maxValue, keyCodec, valueCodec);
+            MapHeader.write(header, shape.sections, shape.maxKey, shape.maxValue, shape.loadLimit, keyCodec, valueCodec);
         } catch (RuntimeException e) {
             header.close();
             pool.delete(name);

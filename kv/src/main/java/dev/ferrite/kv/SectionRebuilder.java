@@ -176,13 +176,13 @@ final class SectionRebuilder {
         rebuilds.incrementAndGet();
     }
 
-    /** The table's load right after a rebuild: entries over buckets. */
-    private static final double LOAD_AFTER_REBUILD = 0.5;
-
-    /** @return buckets of a rebuilt table for that many entries */
-    static int bucketsFor(long entries) {
-        return (int) Math.max(SectionLayout.MIN_BUCKETS,
-                Math.min(SectionLayout.MAX_BUCKETS, (long) Math.ceil(entries / LOAD_AFTER_REBUILD)));
+    /**
+     * @return buckets of a rebuilt table for that many entries: their load right after is 5/8 of
+     *         the load limit (a half at the default 0.8), so a section grows by 1.6x when full
+     */
+    private int bucketsFor(long entries) {
+        long buckets = (entries * 8000 + 5L * store.loadLimit - 1) / (5L * store.loadLimit);
+        return (int) Math.max(SectionLayout.MIN_BUCKETS, Math.min(SectionLayout.MAX_BUCKETS, buckets));
     }
 
     /**

@@ -23,26 +23,31 @@ import java.util.concurrent.TimeUnit;
  * {@code memUsed()}; for {@code ConcurrentHashMap}, the heap it holds after a full GC.
  *
  * <pre>
- * java [flags] -cp ferrite-bench.jar dev.ferrite.bench.map.MapFootprint LIBRARY ENTRIES
+ * java [flags] -cp ferrite-bench.jar dev.ferrite.bench.map.MapFootprint LIBRARY ENTRIES [LOAD_FACTOR]
  * </pre>
  *
  * <p>{@code LIBRARY} is {@code ferrite-BACKEND}, {@code chm}, {@code chronicle}, {@code ohc} or
- * {@code lmdb}; prints the bytes per entry on one line.
+ * {@code lmdb}; prints the bytes per entry on one line. {@code LOAD_FACTOR} (Ferrite only, default
+ * the builder's) is {@link FerriteMapBuilder#loadFactor}'s.
  */
 public final class MapFootprint {
 
     private MapFootprint() {
     }
 
+    /** Ferrite's load factor, or 0 for the builder's default. */
+    private static double loadFactor;
+
     /**
-     * @param args library and number of entries
+     * @param args library, number of entries and, for Ferrite, optionally the load factor
      * @throws Exception if the map cannot be built or measured
      */
     public static void main(String[] args) throws Exception {
-        if (args.length != 2) {
-            throw new IllegalArgumentException("usage: MapFootprint LIBRARY ENTRIES");
+        if (args.length != 2 && !(args.length == 3 && args[0].startsWith("ferrite-"))) {
+            throw new IllegalArgumentException("usage: MapFootprint LIBRARY ENTRIES [LOAD_FACTOR (ferrite-BACKEND only)]");
         }
         int entries = Integer.parseInt(args[1]);
+        loadFactor = args.length == 3 ? Double.parseDouble(args[2]) : 0;
         Path dir = Files.createTempDirectory("ferrite-footprint");
         try {
             double bytes = measure(args[0], entries, dir);
@@ -89,6 +94,9 @@ public final class MapFootprint {
         FerriteMapBuilder<String, byte[]> builder = FerriteMap.builder(Codec.utf8(), Codec.bytes()).backend(backend)
                 .expectedEntries(entries).averageKeySize(16).averageValueSize(MapData.VALUE_BYTES)
                 .capacity(64L << 30);
+        if (loadFactor > 0) {
+            builder.loadFactor(loadFactor);
+        }
         boolean shm = backend.equals("shm");
         if (shm) {
             builder.shm(shmName);

@@ -44,6 +44,10 @@ public class MapOps {
     @Param({"1000000"})
     public int entries;
 
+    /** {@code FerriteMapBuilder.loadFactor}: how full the tables get (at {@code entries}, a little less). */
+    @Param({"0.8"})
+    public double loadFactor;
+
     private Path dir;
     private FerriteMapBuilder<String, byte[]> builder;
     private FerriteMap<String, byte[]> map;
@@ -59,7 +63,7 @@ public class MapOps {
         dir = Files.createTempDirectory("ferrite-map-bench");
         builder = FerriteMap.builder(Codec.utf8(), Codec.bytes()).backend(backend)
                 .expectedEntries(entries).averageKeySize(16).averageValueSize(MapData.VALUE_BYTES)
-                .capacity(64L << 30);
+                .loadFactor(loadFactor).capacity(64L << 30);
         if (backend.equals("shm")) {
             builder.shm("ferrite-map-bench-" + ProcessHandle.current().pid());
         } else {
