@@ -63,9 +63,11 @@ class BenchSmokeTest {
         assertTrue(md.contains("**Agrona OneToOneRingBuffer.write** (baseline)"), md);
         assertTrue(md.contains("round trip p99"), md);
         assertTrue(md.contains("**ConcurrentHashMap (heap)** (baseline)") && md.contains("Chronicle Map (file)"), md);
-        // Bytes per entry, measured in a JVM per library: a row per backend and per peer, Chronicle Map the baseline.
+        // Bytes per entry, measured in a JVM per library: a row per backend, one at loadFactor(0.9), one per peer,
+        // Chronicle Map the baseline.
         long footprintRows = md.lines().filter(l -> l.contains("| bytes per entry |")).count();
-        assertEquals(backends + 4, footprintRows, md);
+        assertEquals(backends + 5, footprintRows, md);
+        assertTrue(md.contains("| FerriteMap, loadFactor(0.9) [unsafe] | "), md);
         assertTrue(md.contains("**Chronicle Map (file, sized exactly)** (baseline) | ") && md.contains(" B/entry |"), md);
         Report report = Report.of(results, "test");
         assertEquals(expected + sampled, report.rows().size());

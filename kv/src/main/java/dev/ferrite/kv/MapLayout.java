@@ -58,8 +58,8 @@ final class MapLayout {
     /**
      * int: the sections' load limit (buckets in use, entries and tombstones, over buckets) in
      * thousandths, from {@value #MIN_LOAD_LIMIT} to {@value #MAX_LOAD_LIMIT}: a new key that would
-     * fill an empty bucket past it rebuilds its section first. 0 in a map made before it was recorded, read as {@value #DEFAULT_LOAD_LIMIT}. Covered by
-     * the header CRC when not 0.
+     * fill an empty bucket past it rebuilds its section first. 0 in a map made before it was
+     * recorded, read as {@value #DEFAULT_LOAD_LIMIT}. Covered by the header CRC when not 0.
      */
     static final int LOAD_LIMIT = 124;
     /** The load limit of a map made without one, in thousandths. */

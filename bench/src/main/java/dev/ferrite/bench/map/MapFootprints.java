@@ -20,6 +20,8 @@ import org.openjdk.jmh.results.RunResult;
 public final class MapFootprints {
 
     private static final List<String> PEERS = List.of("chm", "chronicle", "ohc", "lmdb");
+    /** The load factor of the one more Ferrite row (on {@code unsafe} if the run measured it): the densest a map allows. */
+    private static final String DENSE_LOAD = "0.9";
 
     private MapFootprints() {
     }
@@ -27,8 +29,9 @@ public final class MapFootprints {
     /**
      * @param results the run's results
      * @param out     where progress goes
-     * @return one footprint per Ferrite backend the run measured the map on and per peer; empty if
-     *         the run did not measure the map
+     * @return one footprint per Ferrite backend the run measured the map on, one of a map built with
+     *         {@code loadFactor(0.9)} on one of them ({@code unsafe} if it is one), and one per peer;
+     *         empty if the run did not measure the map
      * @throws IOException if a measuring JVM fails
      */
     public static List<Footprint> measure(Collection<RunResult> results, PrintStream out)
@@ -54,16 +57,23 @@ public final class MapFootprints {
         for (String backend : backends) {
             footprints.add(new Footprint("ferrite", backend, entries, run("ferrite-" + backend, entries, out)));
         }
+        if (!backends.isEmpty()) {
+            String backend = backends.contains("unsafe") ? "unsafe" : backends.first();
+            footprints.add(new Footprint(Footprint.LOAD_PREFIX + DENSE_LOAD, backend, entries,
+                    run("ferrite-" + backend, entries, out, DENSE_LOAD)));
+        }
         for (String peer : PEERS) {
             footprints.add(new Footprint(peer, "", entries, run(peer, entries, out)));
         }
         return footprints;
     }
 
-    private static double run(String library, long entries, PrintStream out) throws IOException, InterruptedException {
+    private static double run(String library, long entries, PrintStream out, String... more)
+            throws IOException, InterruptedException {
         List<String> cmd = JvmFlags.forkCommand();
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), MapFootprint.class.getName(), library,
                 Long.toString(entries)));
+        cmd.addAll(List.of(more));
         Process p = ChildProcesses.start(new ProcessBuilder(cmd).redirectErrorStream(true));
         String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!p.waitFor(10, TimeUnit.MINUTES) || p.exitValue() != 0) {
@@ -72,7 +82,7 @@ public final class MapFootprints {
         }
         String[] lines = output.strip().split("\n");
         double bytes = Double.parseDouble(lines[lines.length - 1].strip());
-        out.println("  " + library + ": " + bytes + " B/entry");
+        out.println("  " + library + (more.length > 0 ? " " + String.join(" ", more) : "") + ": " + bytes + " B/entry");
         return bytes;
     }
 }

@@ -19,11 +19,12 @@ record Entry(String experiment, String operation, String label, boolean ferrite,
 
     /**
      * @return whether this variant stands for its backend in the summary: Ferrite's plain call, not
-     *         a batch, a many-producer queue, a zero-copy read or a run with checks off
+     *         a batch, a many-producer queue, a zero-copy read, a run with checks off or a map built
+     *         with a load factor other than the default
      */
     boolean representsBackend() {
         return ferrite && !label.contains("checks off") && !label.contains("offerBatch") && !label.contains("many-producer")
-                && !label.contains("zero-copy");
+                && !label.contains("zero-copy") && !label.contains("loadFactor(");
     }
 
     /**
