@@ -5,6 +5,8 @@ package dev.ferrite.kv;
  *
  * @param entries        live entries
  * @param sections       sections of the index
+ * @param loadFactor     the load at which a section grows, recorded when the map was made
+ *                       ({@link FerriteMapBuilder#loadFactor})
  * @param segmentBytes   bytes of pool memory the map's segments hold (header and sections)
  * @param indexBytes     bytes of the map's header and of the sections' headers and bucket tables
  *                       (which hold the entries that fit their buckets)
@@ -20,9 +22,9 @@ package dev.ferrite.kv;
  * @param verifiedAtOpen whether this open found that processes had died with the map open, and so
  *                       checked every entry against its checksum ({@link FerriteMap#verify()})
  */
-public record MapStats(long entries, int sections, long segmentBytes, long indexBytes, long usedBytes, long garbageBytes,
-                       long rebuilds, long repairs, long droppedEntries, long damagedReads, int repairedAtOpen,
-                       boolean verifiedAtOpen) {
+public record MapStats(long entries, int sections, double loadFactor, long segmentBytes, long indexBytes, long usedBytes,
+                       long garbageBytes, long rebuilds, long repairs, long droppedEntries, long damagedReads,
+                       int repairedAtOpen, boolean verifiedAtOpen) {
 
     /**
      * @return bytes the map has written: its index and its entries' heaps up to their tops. This is

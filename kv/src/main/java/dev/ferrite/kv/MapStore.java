@@ -326,8 +326,8 @@ final class MapStore implements AutoCloseable {
                 s--;
             }
         }
-        return new MapStats(entries, sectionCount, segmentBytes, index, used, garbage, rebuilder.count(), repairs, dropped,
-                reader.damagedReads(), repairedAtOpen, verifiedAtOpen);
+        return new MapStats(entries, sectionCount, loadLimit / 1000.0, segmentBytes, index, used, garbage, rebuilder.count(),
+                repairs, dropped, reader.damagedReads(), repairedAtOpen, verifiedAtOpen);
     }
 
     String describe() {

@@ -63,6 +63,7 @@ class MapLoadFactorTest {
             }
             try (FerriteMap<byte[], byte[]> map = FerriteMap.builder(Codec.bytes(), Codec.bytes())
                     .pool(pool, "m").loadFactor(0.5).open()) {
+                assertEquals(0.9, map.stats().loadFactor());
                 List<double[]> growths = fill(map, 1_000, 20_000);
                 assertTrue(!growths.isEmpty());
                 for (double[] g : growths) {
@@ -105,6 +106,7 @@ class MapLoadFactorTest {
                 h.putInt(MapLayout.CRC, MapHeader.crc(h));
             }
             try (FerriteMap<byte[], byte[]> map = open(pool)) {
+                assertEquals(0.8, map.stats().loadFactor());
                 check(map, 0, 500);
                 List<double[]> growths = fill(map, 500, 10_000);
                 assertTrue(!growths.isEmpty());
