@@ -32,11 +32,11 @@ import java.util.concurrent.TimeUnit;
  */
 public final class MapFootprint {
 
-    private MapFootprint() {
-    }
-
     /** Ferrite's load factor, or 0 for the builder's default. */
     private static double loadFactor;
+
+    private MapFootprint() {
+    }
 
     /**
      * @param args library, number of entries and, for Ferrite, optionally the load factor

@@ -44,7 +44,7 @@ public class MapOps {
     @Param({"1000000"})
     public int entries;
 
-    /** {@code FerriteMapBuilder.loadFactor}: how full the tables get (at {@code entries}, a little less). */
+    /** {@code FerriteMapBuilder.loadFactor}: the load at which a section grows; the tables hold {@code entries} below it. */
     @Param({"0.8"})
     public double loadFactor;
 
