@@ -36,16 +36,12 @@ class MapLoadFactorTest {
                      .pool(pool, "m").sections(1).expectedEntries(100).loadFactor(factor).create()) {
             List<double[]> growths = fill(map, 0, 20_000);
             assertTrue(growths.size() >= 3, "grew " + growths.size() + " times");
+            assertGrewAt(factor, growths);
             for (double[] g : growths) {
-                double entries = g[0];
-                double buckets = g[1];
-                double after = g[2];
-                assertTrue(entries <= buckets * factor && entries + 1 > buckets * factor,
-                        "grew at " + entries + " entries in " + buckets + " buckets, factor " + factor);
                 // The rebuilt table holds them at 5/8 of the factor, or less where the chunks it
                 // takes leave room for more buckets.
-                assertTrue((entries + 1) / after <= factor * 5 / 8 + 1e-9,
-                        "rebuilt to " + after + " buckets for " + (entries + 1) + " entries, factor " + factor);
+                assertTrue((g[0] + 1) / g[2] <= factor * 5 / 8 + 1e-9,
+                        "rebuilt to " + g[2] + " buckets for " + (g[0] + 1) + " entries, factor " + factor);
             }
             check(map, 0, 20_000);
         }
@@ -64,11 +60,7 @@ class MapLoadFactorTest {
             try (FerriteMap<byte[], byte[]> map = FerriteMap.builder(Codec.bytes(), Codec.bytes())
                     .pool(pool, "m").loadFactor(0.5).open()) {
                 assertEquals(0.9, map.stats().loadFactor());
-                List<double[]> growths = fill(map, 1_000, 20_000);
-                assertTrue(!growths.isEmpty());
-                for (double[] g : growths) {
-                    assertTrue(g[0] + 1 > g[1] * 0.9 && g[0] <= g[1] * 0.9, "grew at " + g[0] + " entries in " + g[1] + " buckets");
-                }
+                assertGrewAt(0.9, fill(map, 1_000, 20_000));
                 check(map, 0, 20_000);
             }
         }
@@ -108,11 +100,7 @@ class MapLoadFactorTest {
             try (FerriteMap<byte[], byte[]> map = open(pool)) {
                 assertEquals(0.8, map.stats().loadFactor());
                 check(map, 0, 500);
-                List<double[]> growths = fill(map, 500, 10_000);
-                assertTrue(!growths.isEmpty());
-                for (double[] g : growths) {
-                    assertTrue(g[0] + 1 > g[1] * 0.8 && g[0] <= g[1] * 0.8, "grew at " + g[0] + " entries in " + g[1] + " buckets");
-                }
+                assertGrewAt(0.8, fill(map, 500, 10_000));
                 check(map, 0, 10_000);
             }
         }
@@ -166,6 +154,15 @@ class MapLoadFactorTest {
             }
         }
         return growths;
+    }
+
+    /** Asserts that a table grew, each time when one more entry would have passed the factor and not before. */
+    private static void assertGrewAt(double factor, List<double[]> growths) {
+        assertTrue(!growths.isEmpty(), "never grew");
+        for (double[] g : growths) {
+            assertTrue(g[0] <= g[1] * factor && g[0] + 1 > g[1] * factor,
+                    "grew at " + g[0] + " entries in " + g[1] + " buckets, factor " + factor);
+        }
     }
 
     private static void check(FerriteMap<byte[], byte[]> map, int from, int to) {
