@@ -121,6 +121,52 @@ class SortedMapModelTest {
 
     /** Runs of keys added in order, up and down, between other keys: the splits that keep pages full. */
     @ParameterizedTest
+    @ValueSource(longs = {1, 2})
+    void rangeSizesInATreeOfThreeLevelsAnswerAsATreeMapDoes(long seed) {
+        // 4 KiB pages and 100-byte values: some 2,000 leaves under branches under the root, so the
+        // two bounds of a range part at every level, and in one leaf for short ranges.
+        Random r = new Random(seed);
+        try (FerriteSortedMap<String, String> map = FerriteSortedMap.builder(Codec.utf8(), Codec.utf8())
+                .pool(pool, "deep" + seed).pageSize(4096).create()) {
+            NavigableMap<String, String> model = new TreeMap<>();
+            for (int i = 0; i < 60_000; i++) {
+                String k = String.format("k%07d", r.nextInt(10_000_000));
+                String v = "v".repeat(100);
+                model.put(k, v);
+                map.put(k, v);
+            }
+            for (int i = 0; i < 2_000; i++) {
+                String k = model.ceilingKey(String.format("k%07d", r.nextInt(10_000_000)));
+                if (k != null) {
+                    model.remove(k);
+                    map.remove(k);
+                }
+            }
+            List<String> keys = new ArrayList<>(model.keySet()); // counted by binary search: a TreeMap view counts by walking
+            for (int i = 0; i < 3_000; i++) {
+                String a = String.format("k%07d", r.nextInt(10_000_000));
+                String b = i % 3 == 0 ? String.format("k%07d", Integer.parseInt(a.substring(1)) + r.nextInt(2_000))
+                        : String.format("k%07d", r.nextInt(10_000_000));
+                if (r.nextBoolean()) { // a key of the map as a bound, so that inclusiveness matters
+                    a = model.ceilingKey(a) == null ? a : model.ceilingKey(a);
+                }
+                if (a.compareTo(b) > 0) {
+                    String t = a;
+                    a = b;
+                    b = t;
+                }
+                boolean ai = r.nextBoolean();
+                boolean bi = r.nextBoolean();
+                int from = below(keys, a, !ai);
+                int to = below(keys, b, bi);
+                assertEquals(Math.max(0, to - from), map.subMap(a, ai, b, bi).size(), a + " " + ai + " " + b + " " + bi);
+                assertEquals(to, map.headMap(b, bi).size(), "below " + b);
+                assertEquals(keys.size() - from, map.tailMap(a, ai).size(), "from " + a);
+            }
+        }
+    }
+
+    @ParameterizedTest
     @ValueSource(longs = {1, 2, 3})
     void runsOfKeysInOrderAnswerAsATreeMapDoes(long seed) {
         Random r = new Random(seed);
@@ -256,6 +302,12 @@ class SortedMapModelTest {
 
     static SortedStore storeOf(FerriteSortedMap<?, ?> map) {
         return map.coding.store;
+    }
+
+    /** @return how many of the sorted keys are below {@code key} (or at most it) */
+    private static int below(List<String> sorted, String key, boolean inclusive) {
+        int i = java.util.Collections.binarySearch(sorted, key);
+        return i >= 0 ? i + (inclusive ? 1 : 0) : -i - 1;
     }
 
     private static String key(Random r, int space) {
