@@ -151,12 +151,13 @@ public final class FerriteMapBuilder<K, V> {
 
     /**
      * Sets how full a new map's sections may get before they grow: the share of a section's buckets
-     * in use (entries, and tombstones of removed ones) at which a new key rebuilds the section with
-     * 1.6 times the buckets. The index is sized so that the expected entries stay below it. Higher
-     * packs the same entries into fewer bytes, and makes the probes of absent keys and new keys
-     * longer: linear probing reads about 13 buckets for an absent key at a load of 0.8, 23 at
-     * 0.85 and 50 at 0.9, while a present key takes 3 to 5.5. The map records it: every process
-     * that opens the map later uses it, whatever its builder says.
+     * in use (entries, and tombstones of removed ones) at which a new key rebuilds the section, with
+     * buckets enough for its entries to fill 5/8 of it (1.6 times as many when none was removed).
+     * The index is sized so that the expected entries stay below it. Higher packs the same entries
+     * into fewer bytes, and makes the probes of absent keys and new keys longer: linear probing
+     * reads about 13 buckets for an absent key at a load of 0.8, 23 at 0.85 and 50 at 0.9, while a
+     * present key takes 3 to 5.5. The map records it: every process that opens the map later uses
+     * it, whatever its builder says.
      *
      * @param loadFactor from 0.5 to 0.9; default 0.8
      * @return this builder
