@@ -276,7 +276,7 @@ final class EntryCursor {
             return;
         }
         boolean full = bucketAt < 0
-                || intoEmpty && (v.segment.getInt(SectionLayout.USED) + 1L) * 1000 > (long) v.buckets * store.loadLimit;
+                || intoEmpty && (v.segment.getInt(SectionLayout.USED) + 1L) * MapLayout.LOAD_SCALE > (long) v.buckets * store.loadLimit;
         if (full) {
             store.rebuilder.rebuild(section, heapBytes, false);
             locate();

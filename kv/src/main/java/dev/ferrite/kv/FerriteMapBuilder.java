@@ -164,11 +164,12 @@ public final class FerriteMapBuilder<K, V> {
      * @throws InvalidSpecException if {@code loadFactor} is outside [0.5, 0.9]
      */
     public FerriteMapBuilder<K, V> loadFactor(double loadFactor) {
-        if (!(loadFactor >= MapLayout.MIN_LOAD_LIMIT / 1000.0 && loadFactor <= MapLayout.MAX_LOAD_LIMIT / 1000.0)) {
-            throw new InvalidSpecException("loadFactor " + loadFactor + " is outside [" + MapLayout.MIN_LOAD_LIMIT / 1000.0
-                    + ", " + MapLayout.MAX_LOAD_LIMIT / 1000.0 + "]");
+        double least = (double) MapLayout.MIN_LOAD_LIMIT / MapLayout.LOAD_SCALE;
+        double most = (double) MapLayout.MAX_LOAD_LIMIT / MapLayout.LOAD_SCALE;
+        if (!(loadFactor >= least && loadFactor <= most)) {
+            throw new InvalidSpecException("loadFactor " + loadFactor + " is outside [" + least + ", " + most + "]");
         }
-        this.loadLimit = (int) Math.round(loadFactor * 1000);
+        this.loadLimit = (int) Math.round(loadFactor * MapLayout.LOAD_SCALE);
         return this;
     }
 
@@ -426,7 +427,7 @@ public final class FerriteMapBuilder<K, V> {
         // deviations of a section's share of them (a binomial count) so that no section grows.
         long share = perSection + 4 * (long) Math.ceil(Math.sqrt(perSection)) + 1;
         long buckets = Math.max(SectionLayout.MIN_BUCKETS, Math.min(SectionLayout.MAX_BUCKETS,
-                share * 1000 / loadLimit + 1));
+                MapLayout.bucketsForLoad(share, loadLimit)));
         int bucketSize = BucketLayout.sizeFor(Math.min(averageKeySize, maxKeySize), Math.min(averageValueSize, maxValueSize));
         long heap = perSection * EntryLayout.size(averageKeySize, averageValueSize);
         if (bucketSize > BucketLayout.MIN_SIZE) {

@@ -62,12 +62,23 @@ final class MapLayout {
      * recorded, read as {@value #DEFAULT_LOAD_LIMIT}. Covered by the header CRC when not 0.
      */
     static final int LOAD_LIMIT = 124;
+    /** The unit of {@link #LOAD_LIMIT}: thousandths of a load. */
+    static final int LOAD_SCALE = 1000;
     /** The load limit of a map made without one, in thousandths. */
     static final int DEFAULT_LOAD_LIMIT = 800;
     /** The lowest load limit, in thousandths. */
     static final int MIN_LOAD_LIMIT = 500;
     /** The highest load limit, in thousandths: beyond it a miss probes tens of buckets. */
     static final int MAX_LOAD_LIMIT = 900;
+
+    /**
+     * @param entries     entries to hold
+     * @param thousandths the highest load they may make, in thousandths, at least 1
+     * @return the fewest buckets that hold them at that load or below
+     */
+    static long bucketsForLoad(long entries, int thousandths) {
+        return (entries * LOAD_SCALE + thousandths - 1) / thousandths;
+    }
 
     /** Offset of client slot 0. */
     static final int CLIENTS_OFFSET = 128;

@@ -326,7 +326,7 @@ final class MapStore implements AutoCloseable {
                 s--;
             }
         }
-        return new MapStats(entries, sectionCount, loadLimit / 1000.0, segmentBytes, index, used, garbage, rebuilder.count(),
+        return new MapStats(entries, sectionCount, (double) loadLimit / MapLayout.LOAD_SCALE, segmentBytes, index, used, garbage, rebuilder.count(),
                 repairs, dropped, reader.damagedReads(), repairedAtOpen, verifiedAtOpen);
     }
 

@@ -181,7 +181,7 @@ final class SectionRebuilder {
      *         the load limit (a half at the default 0.8), so a section grows by 1.6x when full
      */
     private int bucketsFor(long entries) {
-        long buckets = (entries * 8000 + 5L * store.loadLimit - 1) / (5L * store.loadLimit);
+        long buckets = MapLayout.bucketsForLoad(entries, store.loadLimit * 5 / 8);
         return (int) Math.max(SectionLayout.MIN_BUCKETS, Math.min(SectionLayout.MAX_BUCKETS, buckets));
     }
 

@@ -32,9 +32,6 @@ import java.util.concurrent.TimeUnit;
  */
 public final class MapFootprint {
 
-    /** Ferrite's load factor, or 0 for the builder's default. */
-    private static double loadFactor;
-
     private MapFootprint() {
     }
 
@@ -47,10 +44,10 @@ public final class MapFootprint {
             throw new IllegalArgumentException("usage: MapFootprint LIBRARY ENTRIES [LOAD_FACTOR (ferrite-BACKEND only)]");
         }
         int entries = Integer.parseInt(args[1]);
-        loadFactor = args.length == 3 ? Double.parseDouble(args[2]) : 0;
+        double loadFactor = args.length == 3 ? Double.parseDouble(args[2]) : 0;
         Path dir = Files.createTempDirectory("ferrite-footprint");
         try {
-            double bytes = measure(args[0], entries, dir);
+            double bytes = measure(args[0], entries, loadFactor, dir);
             System.out.println(String.format(Locale.ROOT, "%.1f", bytes / entries));
         } finally {
             try (var files = Files.walk(dir)) {
@@ -59,9 +56,10 @@ public final class MapFootprint {
         }
     }
 
-    private static double measure(String library, int entries, Path dir) throws Exception {
+    /** @param loadFactor Ferrite's load factor, or 0 for the builder's default */
+    private static double measure(String library, int entries, double loadFactor, Path dir) throws Exception {
         if (library.startsWith("ferrite-")) {
-            return ferrite(library.substring("ferrite-".length()), entries, dir);
+            return ferrite(library.substring("ferrite-".length()), entries, loadFactor, dir);
         }
         switch (library) {
             case "chm":
@@ -89,7 +87,8 @@ public final class MapFootprint {
         }
     }
 
-    private static double ferrite(String backend, int entries, Path dir) throws IOException, InterruptedException {
+    private static double ferrite(String backend, int entries, double loadFactor, Path dir)
+            throws IOException, InterruptedException {
         String shmName = "ferrite-footprint-" + ProcessHandle.current().pid();
         FerriteMapBuilder<String, byte[]> builder = FerriteMap.builder(Codec.utf8(), Codec.bytes()).backend(backend)
                 .expectedEntries(entries).averageKeySize(16).averageValueSize(MapData.VALUE_BYTES)
