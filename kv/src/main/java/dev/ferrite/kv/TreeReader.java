@@ -210,6 +210,7 @@ final class TreeReader {
     private long rank(long root, byte[] key, boolean inclusive, byte[] buf) {
         long ref = root;
         long below = 0;
+        long subtree = -1; // the entries under ref, from its parent's entry (unknown for the root)
         for (int depth = 0; ref != 0; depth++) {
             if (!read(root, ref, buf, depth)) {
                 return -1;
@@ -217,9 +218,8 @@ final class TreeReader {
             int number = SortedLayout.refPage(ref);
             if (PageLayout.checkNode(buf, number, pageSize) == BRANCH) {
                 int i = PageLayout.searchBranch(buf, number, key);
-                for (int j = 0; j < i; j++) {
-                    below += PageLayout.childCount(buf, number, j);
-                }
+                below += countLeftOf(buf, number, i, subtree);
+                subtree = PageLayout.childCount(buf, number, i);
                 ref = PageLayout.childRef(buf, number, i);
                 continue;
             }
@@ -227,6 +227,31 @@ final class TreeReader {
             return below + (found >= 0 ? found + (inclusive ? 1 : 0) : -found - 1);
         }
         return 0;
+    }
+
+    /**
+     * @param subtree the entries under the branch (its parent's count of it), or -1 if unknown
+     * @return the entries under the branch's children left of child {@code i}: their counts
+     *         summed, or, when fewer children lie right of it, the subtree's count less theirs
+     */
+    private static long countLeftOf(byte[] buf, int number, int i, long subtree) {
+        int count = PageLayout.getU16(buf, COUNT);
+        if (subtree >= 0 && count - i < i) {
+            long right = sumCounts(buf, number, i, count);
+            if (right >= 0 && right <= subtree) { // else counts that disagree (damage): sum the left side
+                return subtree - right;
+            }
+        }
+        return sumCounts(buf, number, 0, i);
+    }
+
+    /** @return the counts of a branch's children [from, to) summed */
+    private static long sumCounts(byte[] buf, int number, int from, int to) {
+        long sum = 0;
+        for (int j = from; j < to; j++) {
+            sum += PageLayout.childCount(buf, number, j);
+        }
+        return sum;
     }
 
     /** @return the entry at a position in key order (0 the first), or null if there are not that many */
@@ -251,6 +276,7 @@ final class TreeReader {
             }
             long ref = root;
             long rest = base + index;
+            long subtree = -1; // the entries under ref, from its parent's entry (unknown for the root)
             for (int depth = 0; ref != 0 && rest >= 0; depth++) {
                 if (!read(root, ref, buf, depth)) {
                     continue retry;
@@ -258,17 +284,31 @@ final class TreeReader {
                 int number = SortedLayout.refPage(ref);
                 int count = PageLayout.getU16(buf, COUNT);
                 if (PageLayout.checkNode(buf, number, pageSize) == BRANCH) {
-                    int i = 0;
-                    for (; i < count; i++) {
-                        long c = PageLayout.childCount(buf, number, i);
-                        if (rest < c) {
-                            break;
+                    int i = -1;
+                    if (subtree >= 0 && rest < subtree && rest >= subtree - rest) { // nearer the end: count from there
+                        long after = subtree - rest; // the positions from rest to the subtree's end, at least 1
+                        for (int j = count - 1; j >= 0 && i < 0; j--) {
+                            long c = PageLayout.childCount(buf, number, j);
+                            if (after <= c) {
+                                i = j;
+                                rest = c - after;
+                            }
+                            after -= c;
                         }
-                        rest -= c;
                     }
-                    if (i == count) {
-                        return null;
+                    if (i < 0) { // from the first child (also if the counts disagree with the subtree's)
+                        for (i = 0; i < count; i++) {
+                            long c = PageLayout.childCount(buf, number, i);
+                            if (rest < c) {
+                                break;
+                            }
+                            rest -= c;
+                        }
+                        if (i == count) {
+                            return null;
+                        }
                     }
+                    subtree = PageLayout.childCount(buf, number, i);
                     ref = PageLayout.childRef(buf, number, i);
                     continue;
                 }

@@ -119,12 +119,12 @@ class SortedMapModelTest {
         }
     }
 
-    /** Runs of keys added in order, up and down, between other keys: the splits that keep pages full. */
     @ParameterizedTest
     @ValueSource(longs = {1, 2})
-    void rangeSizesInATreeOfThreeLevelsAnswerAsATreeMapDoes(long seed) {
+    void ranksPositionsAndRangeSizesInATreeOfThreeLevelsAnswerAsATreeMapDoes(long seed) {
         // 4 KiB pages and 100-byte values: some 2,000 leaves under branches under the root, so the
-        // two bounds of a range part at every level, and in one leaf for short ranges.
+        // two bounds of a range part at every level, and in one leaf for short ranges; a rank or a
+        // position in the second half of a branch below the root is counted from its end.
         Random r = new Random(seed);
         try (FerriteSortedMap<String, String> map = FerriteSortedMap.builder(Codec.utf8(), Codec.utf8())
                 .pool(pool, "deep" + seed).pageSize(4096).create()) {
@@ -162,10 +162,22 @@ class SortedMapModelTest {
                 assertEquals(Math.max(0, to - from), map.subMap(a, ai, b, bi).size(), a + " " + ai + " " + b + " " + bi);
                 assertEquals(to, map.headMap(b, bi).size(), "below " + b);
                 assertEquals(keys.size() - from, map.tailMap(a, ai).size(), "from " + a);
+                int p = r.nextInt(keys.size() + 1); // the last: past the end
+                Map.Entry<String, String> e = map.entryAt(p);
+                assertEquals(p == keys.size() ? null : keys.get(p), e == null ? null : e.getKey(), "entry at " + p);
+                if (p < keys.size()) {
+                    assertEquals(p, map.countBelow(keys.get(p)), "rank of " + keys.get(p));
+                }
+                int atOrAbove = below(keys, a, false);
+                int j = r.nextInt(keys.size() - atOrAbove + 1);
+                Map.Entry<String, String> f = map.entryAt(a, j);
+                String expected = atOrAbove + j == keys.size() ? null : keys.get(atOrAbove + j);
+                assertEquals(expected, f == null ? null : f.getKey(), "entry " + j + " from " + a);
             }
         }
     }
 
+    /** Runs of keys added in order, up and down, between other keys: the splits that keep pages full. */
     @ParameterizedTest
     @ValueSource(longs = {1, 2, 3})
     void runsOfKeysInOrderAnswerAsATreeMapDoes(long seed) {
