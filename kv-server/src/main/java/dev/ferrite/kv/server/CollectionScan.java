@@ -117,7 +117,8 @@ final class CollectionScan {
      * @return the elements' keys in the store ({@link CollectionLayout#member} gives the member)
      */
     static List<byte[]> random(CollectionStore store, long id, long count, boolean repeat) {
-        long size = store.size(id);
+        CollectionStore.Span span = store.span(id);
+        long size = span.size();
         ThreadLocalRandom r = ThreadLocalRandom.current();
         List<byte[]> out = new ArrayList<>();
         if (size == 0) {
@@ -125,7 +126,7 @@ final class CollectionScan {
         }
         if (repeat) {
             for (long i = 0; i < count; i++) {
-                byte[] k = store.elementAt(id, r.nextLong(size));
+                byte[] k = at(store, id, span, r.nextLong(size));
                 if (k != null) {
                     out.add(k);
                 }
@@ -142,11 +143,29 @@ final class CollectionScan {
             picked.add(r.nextLong(size));
         }
         for (long index : picked) {
-            byte[] k = store.elementAt(id, index);
+            byte[] k = at(store, id, span, index);
             if (k != null) {
                 out.add(k);
             }
         }
         return out;
+    }
+
+    /**
+     * One random element of a collection whose span was read inside the change that uses it.
+     *
+     * @return its key in the store, or null if the collection is empty
+     */
+    static byte[] randomOne(CollectionStore store, long id, CollectionStore.Span span) {
+        return span.size() == 0 ? null : at(store, id, span, ThreadLocalRandom.current().nextLong(span.size()));
+    }
+
+    /**
+     * @return the element at a position of a collection: a descent by its rank in the store, or,
+     *         if a writer moved the ranks since the span was read, a search from the collection's start
+     */
+    private static byte[] at(CollectionStore store, long id, CollectionStore.Span span, long index) {
+        byte[] k = store.elementAtRank(id, span.first() + index);
+        return k != null ? k : store.elementAt(id, index);
     }
 }

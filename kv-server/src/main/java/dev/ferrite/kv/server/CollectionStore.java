@@ -55,8 +55,12 @@ final class CollectionStore implements AutoCloseable {
     private final FerriteSortedMap<byte[], byte[]> tree;
     /** The {@link CountersLayout} segment. */
     private final Segment counters;
-    /** Set while the calling thread runs {@link #locked}. */
-    private final ThreadLocal<Boolean> lockHolder = new ThreadLocal<>();
+    /**
+     * The thread running {@link #locked}, or null: written only by the thread holding the tree's
+     * lock, so a thread finds itself here only while it holds it (a field, not a thread-local: its
+     * entry came and went with every command).
+     */
+    private Thread lockHolder;
     private final ConcurrentLinkedQueue<Long> hints = new ConcurrentLinkedQueue<>();
     private volatile boolean unforced;
 
@@ -177,12 +181,13 @@ final class CollectionStore implements AutoCloseable {
      * it, a second call runs the body as it is.
      */
     <T> T locked(Supplier<T> body) {
-        return lockHolder.get() != null ? body.get() : tree.exclusively(() -> {
-            lockHolder.set(Boolean.TRUE);
+        Thread me = Thread.currentThread();
+        return lockHolder == me ? body.get() : tree.exclusively(() -> {
+            lockHolder = me;
             try {
                 return body.get();
             } finally {
-                lockHolder.remove();
+                lockHolder = null;
             }
         });
     }
@@ -284,6 +289,34 @@ final class CollectionStore implements AutoCloseable {
     byte[] scoreAt(long id, long rank) {
         Map.Entry<byte[], byte[]> e = tree.entryAt(CollectionLayout.scoresFrom(id), rank);
         return e == null || CollectionLayout.id(e.getKey()) != id || e.getKey()[CollectionLayout.ID_BYTES] != CollectionLayout.SCORE
+                ? null : e.getKey();
+    }
+
+    /**
+     * Where collection {@code id}'s elements lie among all the store's entries. Two reads of the
+     * tree: one state inside {@link #change}; outside, a writer between them may move the ranks
+     * ({@link #elementAtRank} then finds an entry that is not the collection's).
+     *
+     * @return the rank of its first element and its size
+     */
+    Span span(long id) {
+        long first = tree.countBelow(CollectionLayout.elementsFrom(id));
+        long above = tree.countBelow(CollectionLayout.elementsTo(id));
+        return new Span(first, Math.max(0, above - first));
+    }
+
+    /** Where a collection's elements lie among the store's entries: the rank of the first, and how many. */
+    record Span(long first, long size) {
+    }
+
+    /**
+     * @param rank a rank among all the store's entries, as {@link #span} counts them
+     * @return the element key of collection {@code id} at that rank (a descent by rank, no search
+     *         for the collection's start), or null if the entry there is not one of its elements
+     */
+    byte[] elementAtRank(long id, long rank) {
+        Map.Entry<byte[], byte[]> e = tree.entryAt(rank);
+        return e == null || CollectionLayout.id(e.getKey()) != id || e.getKey()[CollectionLayout.ID_BYTES] != CollectionLayout.ELEMENT
                 ? null : e.getKey();
     }
 

@@ -26,8 +26,9 @@ final class CollectionWrite {
         /** Set by the change when it changed an element: the command's event is published. */
         boolean changed;
         /**
-         * Set by a change that put an element and removed none, so that the collection holds one
-         * after it: its emptiness is not read again (a descent of the tree a command).
+         * Set by a change that knows the collection holds an element after it (it put one and
+         * removed none, or removed fewer than the collection held): its emptiness is not read
+         * again (a descent of the tree a command).
          */
         boolean holdsElements;
 

@@ -111,13 +111,16 @@ final class SetCommands {
         CollectionStore store = c.databases.collections();
         if (count == null) {
             return CollectionWrite.run(c, s, a[1], ValueLayout.SET, false, KeyspaceEvents.SET, "spop", op -> {
-                List<byte[]> picked = CollectionScan.random(store, op.id, 1, false);
-                if (picked.isEmpty()) {
+                CollectionStore.Span span = store.span(op.id);
+                byte[] picked = CollectionScan.randomOne(store, op.id, span);
+                if (picked == null) {
                     return Replies.NIL;
                 }
-                store.remove(op.id, CollectionLayout.member(picked.get(0)));
+                byte[] member = CollectionLayout.member(picked);
+                store.remove(op.id, member);
                 op.changed = true;
-                return Replies.bulk(CollectionLayout.member(picked.get(0)));
+                op.holdsElements = span.size() > 1; // known: no descent to ask whether the set is empty now
+                return Replies.bulk(member);
             }, () -> Replies.NIL);
         }
         if (count == 0) {
