@@ -223,22 +223,24 @@ final class TreeWriter {
         }
         int after = at + written - entryEnd; // the shift of the entries after the change
         System.arraycopy(leaf, entryEnd, buf, entryEnd + after, used - entryEnd);
-        int j = 0;
-        for (int i = 0; i < count; i++) {
-            int offset = PageLayout.getU16(leaf, BODY + 2 * i);
-            if (i == index) {
-                if (next != null) {
-                    PageLayout.putU16(buf, BODY + 2 * j++, at);
-                }
-                if (pos >= 0) {
-                    continue; // the old entry, replaced or removed
-                }
-            }
-            PageLayout.putU16(buf, BODY + 2 * j++, offset + (i < index ? shift : after));
+        int j = moveOffsets(leaf, 0, index, buf, 0, shift);
+        if (next != null) {
+            PageLayout.putU16(buf, BODY + 2 * j++, at);
         }
-        if (index == count) {
-            PageLayout.putU16(buf, BODY + 2 * j, at); // appended after the last
+        moveOffsets(leaf, pos >= 0 ? index + 1 : index, count, buf, j, after); // the old entry at index replaced or removed
+    }
+
+    /**
+     * Copies offsets [from, to) of a page's offset table into another's from index {@code j}, each
+     * moved by {@code delta}: a loop with no branch, which the JIT unrolls.
+     *
+     * @return the index after the last written
+     */
+    private static int moveOffsets(byte[] page, int from, int to, byte[] into, int j, int delta) {
+        for (int i = from; i < to; i++) {
+            PageLayout.putU16(into, BODY + 2 * (j + i - from), PageLayout.getU16(page, BODY + 2 * i) + delta);
         }
+        return j + Math.max(0, to - from);
     }
 
     /**
