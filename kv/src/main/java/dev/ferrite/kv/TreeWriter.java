@@ -227,12 +227,13 @@ final class TreeWriter {
         if (next != null) {
             PageLayout.putU16(buf, BODY + 2 * j++, at);
         }
-        moveOffsets(leaf, pos >= 0 ? index + 1 : index, count, buf, j, after); // the old entry at index replaced or removed
+        // the entries after the change: past the old one at index if it was replaced or removed
+        moveOffsets(leaf, pos >= 0 ? index + 1 : index, count, buf, j, after);
     }
 
     /**
      * Copies offsets [from, to) of a page's offset table into another's from index {@code j}, each
-     * moved by {@code delta}: a loop with no branch, which the JIT unrolls.
+     * moved by {@code delta}.
      *
      * @return the index after the last written
      */
