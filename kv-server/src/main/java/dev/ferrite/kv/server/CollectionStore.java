@@ -287,9 +287,7 @@ final class CollectionStore implements AutoCloseable {
 
     /** @return the key of a sorted set's member by score at {@code rank} (0 the lowest), or null */
     byte[] scoreAt(long id, long rank) {
-        Map.Entry<byte[], byte[]> e = tree.entryAt(CollectionLayout.scoresFrom(id), rank);
-        return e == null || CollectionLayout.id(e.getKey()) != id || e.getKey()[CollectionLayout.ID_BYTES] != CollectionLayout.SCORE
-                ? null : e.getKey();
+        return keyOf(tree.entryAt(CollectionLayout.scoresFrom(id), rank), id, CollectionLayout.SCORE);
     }
 
     /**
@@ -315,16 +313,18 @@ final class CollectionStore implements AutoCloseable {
      *         for the collection's start), or null if the entry there is not one of its elements
      */
     byte[] elementAtRank(long id, long rank) {
-        Map.Entry<byte[], byte[]> e = tree.entryAt(rank);
-        return e == null || CollectionLayout.id(e.getKey()) != id || e.getKey()[CollectionLayout.ID_BYTES] != CollectionLayout.ELEMENT
-                ? null : e.getKey();
+        return keyOf(tree.entryAt(rank), id, CollectionLayout.ELEMENT);
     }
 
     /** @return the {@code index}-th element key of collection {@code id} (0 the first), or null */
     byte[] elementAt(long id, long index) {
         Map.Entry<byte[], byte[]> e = tree.entryAt(CollectionLayout.elementsFrom(id), index); // one read: the base cannot move
-        return e == null || CollectionLayout.id(e.getKey()) != id || e.getKey()[CollectionLayout.ID_BYTES] != CollectionLayout.ELEMENT
-                ? null : e.getKey();
+        return keyOf(e, id, CollectionLayout.ELEMENT);
+    }
+
+    /** @return the entry's key if it is one of collection {@code id}'s keys of that kind, else null (also for no entry) */
+    private static byte[] keyOf(Map.Entry<byte[], byte[]> e, long id, byte kind) {
+        return e == null || CollectionLayout.id(e.getKey()) != id || e.getKey()[CollectionLayout.ID_BYTES] != kind ? null : e.getKey();
     }
 
     /**
