@@ -146,7 +146,7 @@ final class CommandTable {
         if (command.alone() == Alone.JOURNALED) {
             List<UndoJournal.Entry> entries = entries(command, session.db, args);
             if (entries.size() > 1) { // one entry changes in one step anyway
-                return server.gate.exclusive(() -> journaled(server, entries, COLLECTION_WRITES.contains(command.name()),
+                return server.gate.exclusive(() -> journaled(server, entries, changesCollectionStore(command.name()),
                         () -> command.body().run(server, session, args)));
             }
         } else if (command.alone() == Alone.YES) {
@@ -163,7 +163,7 @@ final class CommandTable {
     /**
      * Runs {@code body}, which changes the entries, all or nothing: saved first, dropped after, put
      * back if it fails. Call under {@link CommandGate#exclusive}. A body that may also change
-     * collections' elements ({@code collections}) runs as one atomic change of the
+     * the collection store ({@code collections}, {@link #changesCollectionStore}) runs as one atomic change of the
      * {@link CollectionStore}, published with a mark that the command finished, so that a crash
      * either leaves the journal record to undo the entries (the change was not published) or the
      * mark to keep them (it was).
@@ -197,8 +197,21 @@ final class CommandTable {
         return reply;
     }
 
+    /**
+     * @return whether a request of command {@code name} may change the {@link CollectionStore}:
+     *         a collection's elements, or the owners of a collection whose key it moves (a journal
+     *         that put the old name back over owners that name only the new one would leave a live
+     *         collection to the sweep)
+     */
+    static boolean changesCollectionStore(String name) {
+        return COLLECTION_WRITES.contains(name) || KEY_MOVES.contains(name);
+    }
+
+    /** Commands that give a key's value, a collection's among them, another name or database. */
+    private static final Set<String> KEY_MOVES = Set.of("rename", "renamenx", "move");
+
     /** Commands that change collections' elements (their bodies run through {@link CollectionWrite}). */
-    static final Set<String> COLLECTION_WRITES = Set.of("hset", "hmset", "hsetnx", "hdel", "hincrby", "hincrbyfloat",
+    private static final Set<String> COLLECTION_WRITES = Set.of("hset", "hmset", "hsetnx", "hdel", "hincrby", "hincrbyfloat",
             "sadd", "srem", "spop", "smove", "sinterstore", "sunionstore", "sdiffstore", "lpush", "rpush", "lpushx", "rpushx", "lpop", "rpop",
             "lset", "lrem", "ltrim", "linsert", "lmove", "rpoplpush", "blpop", "brpop", "blmove", "brpoplpush", "lmpop", "blmpop",
             "zadd", "zincrby", "zrem", "zpopmin", "zpopmax", "zmpop", "bzpopmin", "bzpopmax", "bzmpop", "zremrangebyscore",

@@ -361,7 +361,9 @@ final class KeyCommands {
 
     /**
      * Before another key names a collection too (RENAME, MOVE): that key joins the collection's
-     * owners, so a sweep never takes the collection for an orphan, whichever step a crash stops at.
+     * owners, so a sweep never takes the collection for an orphan. Inside the command's atomic
+     * change of the store ({@link CommandTable#changesCollectionStore}): a crash leaves the owners
+     * as they were with the journal's record to undo the keys, or both changes made.
      */
     private static void addOwner(ServerContext c, byte[] stored, Keyspace target, byte[] key) {
         if (ValueLayout.isCollection(stored)) {

@@ -134,7 +134,7 @@ final class TransactionCommands {
                 Long n = Args.parseLong(request[1]);
                 db = n != null && n >= 0 && n < Databases.COUNT ? (int) (long) n : db;
             } else if (command.write()) {
-                collections |= CommandTable.COLLECTION_WRITES.contains(command.name());
+                collections |= CommandTable.changesCollectionStore(command.name());
                 for (UndoJournal.Entry e : CommandTable.entries(command, db, request)) {
                     entries.add(e);
                     c.writable(e.db(), s); // a database it writes to exists before anything runs

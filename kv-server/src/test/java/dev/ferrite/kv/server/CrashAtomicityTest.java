@@ -379,4 +379,84 @@ class CrashAtomicityTest {
             }
         }
     }
+
+    /**
+     * RENAME and MOVE of a hash back and forth, killed at random instants: after the restart the
+     * hash is under one of its names whole, and the sweep leaves it whole: the owners its header
+     * names include the name the journal's recovery left.
+     */
+    @Test
+    void aKillDuringRenameOrMoveOfAHashLeavesItWholeAfterTheSweep() throws Exception {
+        String[][] steps = {{"0", "RENAME", "a", "b"}, {"0", "MOVE", "b", "1"}, {"1", "RENAME", "b", "a"}, {"1", "MOVE", "a", "0"}};
+        for (int round = 0; round < 30; round++) {
+            int port = ServerProcesses.freePort();
+            Process server = ServerProcesses.start(port, data, logs.resolve("server.log"));
+            try (RespClient c = ServerProcesses.connect(port, server)) {
+                if (round == 0) {
+                    String[] hset = new String[2 + 2 * 100];
+                    hset[0] = "HSET";
+                    hset[1] = "a";
+                    for (int k = 0; k < 100; k++) {
+                        hset[2 + 2 * k] = "f" + k;
+                        hset[3 + 2 * k] = "payload" + k;
+                    }
+                    assertEquals(100L, c.call(hset));
+                }
+                String[] at = where(c);
+                int next = 0;
+                while (!(steps[next][0].equals(at[0]) && steps[next][2].equals(at[1]))) {
+                    next++;
+                }
+                Thread killer = null; // started at the first acknowledgement, however slow this host is
+                try {
+                    for (long i = 0; ; i++) {
+                        for (int k = 0; k < 32; k++) {
+                            String[] step = steps[(next + k) % 4];
+                            c.send("SELECT", step[0]);
+                            c.send(step[1], step[2], step[3]);
+                        }
+                        for (int k = 0; k < 32; k++) {
+                            c.read();
+                            Object reply = c.read();
+                            assertTrue("OK".equals(reply) || Long.valueOf(1).equals(reply), "round " + round + ": " + reply);
+                        }
+                        if (killer == null) {
+                            killer = ServerProcesses.killLater(server, ThreadLocalRandom.current().nextInt(400));
+                        }
+                    }
+                } catch (IOException gone) {
+                    // the server is gone
+                }
+                assertTrue(killer != null, "round " + round + ": the server died before it acknowledged anything");
+                killer.join();
+            }
+            assertTrue(server.waitFor(10, TimeUnit.SECONDS));
+            try (KvServer restarted = KvServer.builder().port(0).dataDirectory(data).start();
+                 RespClient c = new RespClient(restarted.port())) {
+                String[] at = where(c);
+                restarted.collectionSweeper().sweepAll();
+                c.call("SELECT", at[0]);
+                assertEquals(100L, c.call("HLEN", at[1]), "round " + round + ": the hash at " + String.join("/", at)
+                        + " after the sweep");
+                assertEquals("payload99", c.call("HGET", at[1], "f99"), "round " + round);
+                assertEquals(1L + 1 + 100, restarted.databases().collections().entries(), "round " + round
+                        + ": the store holds the hash's entries and no orphan");
+            }
+        }
+    }
+
+    /** @return the database and the name of the one key among a and b of databases 0 and 1, asserting there is one */
+    private static String[] where(RespClient c) throws IOException {
+        List<String[]> found = new ArrayList<>();
+        for (String db : new String[] {"0", "1"}) {
+            c.call("SELECT", db);
+            for (String key : new String[] {"a", "b"}) {
+                if ((Long) c.call("EXISTS", key) == 1) {
+                    found.add(new String[] {db, key});
+                }
+            }
+        }
+        assertEquals(1, found.size(), "the hash is under exactly one name");
+        return found.get(0);
+    }
 }
