@@ -129,44 +129,31 @@ class CrashAtomicityTest {
             try (RespClient c = ServerProcesses.connect(port, server)) {
                 c.call("FLUSHALL");
                 assertEquals("OK", c.call("SET", "moving:a", "payload"));
-                Thread killer = null; // started at the first acknowledgement, however slow this host is
-                try {
-                    for (long i = 0; ; i++) {
-                        String[] mset = new String[1 + 2 * keys];
-                        mset[0] = "MSET";
-                        for (int k = 0; k < keys; k++) {
-                            mset[1 + 2 * k] = "m" + k;
-                            mset[2 + 2 * k] = Long.toString(i);
-                        }
-                        c.send(mset);
-                        c.send("RENAME", i % 2 == 0 ? "moving:a" : "moving:b", i % 2 == 0 ? "moving:b" : "moving:a");
-                        c.send("MULTI");
-                        for (int k = 0; k < queued; k++) {
-                            c.send("SET", "x" + k, Long.toString(i));
-                        }
-                        c.send("EXEC");
-                        assertEquals("OK", c.read());
-                        assertEquals("OK", c.read());
-                        assertEquals("OK", c.read());
-                        for (int k = 0; k < queued; k++) {
-                            assertEquals("QUEUED", c.read());
-                        }
-                        assertTrue(c.read() instanceof List<?> l && l.size() == queued);
-                        acknowledged = i;
-                        if (killer == null) {
-                            killer = ServerProcesses.killLater(server, ThreadLocalRandom.current().nextInt(800));
-                        }
+                acknowledged = ServerProcesses.runUntilKilled(server, 800, i -> {
+                    String[] mset = new String[1 + 2 * keys];
+                    mset[0] = "MSET";
+                    for (int k = 0; k < keys; k++) {
+                        mset[1 + 2 * k] = "m" + k;
+                        mset[2 + 2 * k] = Long.toString(i);
                     }
-                } catch (IOException gone) {
-                    // the server is gone
-                }
-                assertTrue(killer != null, "round " + round + ": the server died before it acknowledged anything");
-                killer.join();
+                    c.send(mset);
+                    c.send("RENAME", i % 2 == 0 ? "moving:a" : "moving:b", i % 2 == 0 ? "moving:b" : "moving:a");
+                    c.send("MULTI");
+                    for (int k = 0; k < queued; k++) {
+                        c.send("SET", "x" + k, Long.toString(i));
+                    }
+                    c.send("EXEC");
+                    assertEquals("OK", c.read());
+                    assertEquals("OK", c.read());
+                    assertEquals("OK", c.read());
+                    for (int k = 0; k < queued; k++) {
+                        assertEquals("QUEUED", c.read());
+                    }
+                    assertTrue(c.read() instanceof List<?> l && l.size() == queued);
+                });
             }
-            assertTrue(server.waitFor(10, TimeUnit.SECONDS));
             try (KvServer restarted = KvServer.builder().port(0).dataDirectory(data).start();
                  RespClient c = new RespClient(restarted.port())) {
-                assertTrue(acknowledged >= 0, "round " + round + ": nothing acknowledged before the kill");
                 for (String prefix : List.of("m", "x")) {
                     int count = prefix.equals("m") ? keys : queued;
                     Object first = c.call("GET", prefix + 0);
@@ -209,59 +196,46 @@ class CrashAtomicityTest {
                     moving[3 + 2 * k] = "payload" + k;
                 }
                 assertEquals(100L, c.call(moving));
-                Thread killer = null; // started at the first acknowledgement, however slow this host is
-                try {
-                    for (long i = 0; ; i++) {
-                        String[] hset = new String[2 + 2 * fields];
-                        hset[0] = "HSET";
-                        hset[1] = "h" + i % 3;
-                        for (int k = 0; k < fields; k++) {
-                            hset[2 + 2 * k] = "f" + k;
-                            hset[3 + 2 * k] = Long.toString(i);
-                        }
-                        c.send(hset);
-                        String[] hdel = new String[2 + fields];
-                        hdel[0] = "HDEL";
-                        hdel[1] = "h" + (i + 1) % 3;
-                        for (int k = 0; k < fields; k++) {
-                            hdel[2 + k] = "f" + k;
-                        }
-                        c.send(hdel);
-                        c.send("RENAME", i % 2 == 0 ? "moving:a" : "moving:b", i % 2 == 0 ? "moving:b" : "moving:a");
-                        c.send("DEL", "gone");
-                        c.send("HSET", "gone", "f", Long.toString(i));
-                        c.send("MULTI");
-                        for (int k = 0; k < 50; k++) {
-                            c.send("HSET", "x" + k, "f", Long.toString(i), "g" + i, "new");
-                            c.send("HDEL", "x" + k, "g" + (i - 1));
-                        }
-                        c.send("SET", "xs", Long.toString(i));
-                        c.send("EXEC");
-                        c.read();
-                        c.read();
-                        assertEquals("OK", c.read());
-                        c.read();
-                        assertEquals(1L, c.read());
-                        assertEquals("OK", c.read());
-                        for (int k = 0; k < 101; k++) {
-                            assertEquals("QUEUED", c.read());
-                        }
-                        assertTrue(c.read() instanceof List<?> l && l.size() == 101);
-                        acknowledged = i;
-                        if (killer == null) {
-                            killer = ServerProcesses.killLater(server, ThreadLocalRandom.current().nextInt(800));
-                        }
+                acknowledged = ServerProcesses.runUntilKilled(server, 800, i -> {
+                    String[] hset = new String[2 + 2 * fields];
+                    hset[0] = "HSET";
+                    hset[1] = "h" + i % 3;
+                    for (int k = 0; k < fields; k++) {
+                        hset[2 + 2 * k] = "f" + k;
+                        hset[3 + 2 * k] = Long.toString(i);
                     }
-                } catch (IOException gone) {
-                    // the server is gone
-                }
-                assertTrue(killer != null, "round " + round + ": the server died before it acknowledged anything");
-                killer.join();
+                    c.send(hset);
+                    String[] hdel = new String[2 + fields];
+                    hdel[0] = "HDEL";
+                    hdel[1] = "h" + (i + 1) % 3;
+                    for (int k = 0; k < fields; k++) {
+                        hdel[2 + k] = "f" + k;
+                    }
+                    c.send(hdel);
+                    c.send("RENAME", i % 2 == 0 ? "moving:a" : "moving:b", i % 2 == 0 ? "moving:b" : "moving:a");
+                    c.send("DEL", "gone");
+                    c.send("HSET", "gone", "f", Long.toString(i));
+                    c.send("MULTI");
+                    for (int k = 0; k < 50; k++) {
+                        c.send("HSET", "x" + k, "f", Long.toString(i), "g" + i, "new");
+                        c.send("HDEL", "x" + k, "g" + (i - 1));
+                    }
+                    c.send("SET", "xs", Long.toString(i));
+                    c.send("EXEC");
+                    c.read();
+                    c.read();
+                    assertEquals("OK", c.read());
+                    c.read();
+                    assertEquals(1L, c.read());
+                    assertEquals("OK", c.read());
+                    for (int k = 0; k < 101; k++) {
+                        assertEquals("QUEUED", c.read());
+                    }
+                    assertTrue(c.read() instanceof List<?> l && l.size() == 101);
+                });
             }
-            assertTrue(server.waitFor(10, TimeUnit.SECONDS));
             try (KvServer restarted = KvServer.builder().port(0).dataDirectory(data).start();
                  RespClient c = new RespClient(restarted.port())) {
-                assertTrue(acknowledged >= 0, "round " + round + ": nothing acknowledged before the kill");
                 long expectedEntries = 1; // the next id
                 for (int h = 0; h < 3; h++) {
                     Object all = c.call("HGETALL", "h" + h);
@@ -319,34 +293,22 @@ class CrashAtomicityTest {
             long acknowledged = -1;
             try (RespClient c = ServerProcesses.connect(port, server)) {
                 c.call("FLUSHALL");
-                Thread killer = null;
-                try {
-                    for (long i = 0; ; i++) {
-                        String[] zadd = new String[2 + 2 * members];
-                        zadd[0] = "ZADD";
-                        zadd[1] = "z" + i % 3;
-                        for (int k = 0; k < members; k++) {
-                            zadd[2 + 2 * k] = Long.toString(i * 1000 + (k % 7)); // seven scores per call, members mixed
-                            zadd[3 + 2 * k] = "m" + k;
-                        }
-                        c.send(zadd);
-                        c.send("ZREMRANGEBYSCORE", "z" + (i + 1) % 3, "-inf", "+inf");
-                        c.send("ZUNIONSTORE", "u", "2", "z0", "z1");
-                        c.read();
-                        c.read();
-                        c.read();
-                        acknowledged = i;
-                        if (killer == null) {
-                            killer = ServerProcesses.killLater(server, ThreadLocalRandom.current().nextInt(800));
-                        }
+                acknowledged = ServerProcesses.runUntilKilled(server, 800, i -> {
+                    String[] zadd = new String[2 + 2 * members];
+                    zadd[0] = "ZADD";
+                    zadd[1] = "z" + i % 3;
+                    for (int k = 0; k < members; k++) {
+                        zadd[2 + 2 * k] = Long.toString(i * 1000 + (k % 7)); // seven scores per call, members mixed
+                        zadd[3 + 2 * k] = "m" + k;
                     }
-                } catch (IOException gone) {
-                    // the server is gone
-                }
-                assertTrue(killer != null, "round " + round + ": the server died before it acknowledged anything");
-                killer.join();
+                    c.send(zadd);
+                    c.send("ZREMRANGEBYSCORE", "z" + (i + 1) % 3, "-inf", "+inf");
+                    c.send("ZUNIONSTORE", "u", "2", "z0", "z1");
+                    c.read();
+                    c.read();
+                    c.read();
+                });
             }
-            assertTrue(server.waitFor(10, TimeUnit.SECONDS));
             try (KvServer restarted = KvServer.builder().port(0).dataDirectory(data).start();
                  RespClient c = new RespClient(restarted.port())) {
                 long expectedEntries = 1; // the next id
@@ -403,34 +365,24 @@ class CrashAtomicityTest {
                     assertEquals(100L, c.call(hset));
                 }
                 String[] at = where(c);
-                int next = 0;
-                while (!(steps[next][0].equals(at[0]) && steps[next][2].equals(at[1]))) {
-                    next++;
+                int from = 0;
+                while (!(steps[from][0].equals(at[0]) && steps[from][2].equals(at[1]))) {
+                    from++;
                 }
-                Thread killer = null; // started at the first acknowledgement, however slow this host is
-                try {
-                    for (long i = 0; ; i++) {
-                        for (int k = 0; k < 32; k++) {
-                            String[] step = steps[(next + k) % 4];
-                            c.send("SELECT", step[0]);
-                            c.send(step[1], step[2], step[3]);
-                        }
-                        for (int k = 0; k < 32; k++) {
-                            c.read();
-                            Object reply = c.read();
-                            assertTrue("OK".equals(reply) || Long.valueOf(1).equals(reply), "round " + round + ": " + reply);
-                        }
-                        if (killer == null) {
-                            killer = ServerProcesses.killLater(server, ThreadLocalRandom.current().nextInt(400));
-                        }
+                int next = from;
+                ServerProcesses.runUntilKilled(server, 400, i -> {
+                    for (int k = 0; k < 32; k++) {
+                        String[] step = steps[(next + k) % 4];
+                        c.send("SELECT", step[0]);
+                        c.send(step[1], step[2], step[3]);
                     }
-                } catch (IOException gone) {
-                    // the server is gone
-                }
-                assertTrue(killer != null, "round " + round + ": the server died before it acknowledged anything");
-                killer.join();
+                    for (int k = 0; k < 32; k++) {
+                        c.read();
+                        Object reply = c.read();
+                        assertTrue("OK".equals(reply) || Long.valueOf(1).equals(reply), "a reply " + reply);
+                    }
+                });
             }
-            assertTrue(server.waitFor(10, TimeUnit.SECONDS));
             try (KvServer restarted = KvServer.builder().port(0).dataDirectory(data).start();
                  RespClient c = new RespClient(restarted.port())) {
                 String[] at = where(c);

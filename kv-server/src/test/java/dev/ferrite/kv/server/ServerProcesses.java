@@ -5,6 +5,7 @@ import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -76,6 +77,47 @@ final class ServerProcesses {
         });
         killer.start();
         return killer;
+    }
+
+    /** One round of a client's requests and their replies. */
+    @FunctionalInterface
+    interface Round {
+        /**
+         * @param i the round's number, from 0
+         * @throws IOException once the server is gone
+         */
+        void run(long i) throws IOException;
+    }
+
+    /**
+     * Runs rounds 0, 1, 2... until the server is gone, killing it with SIGKILL at a random instant
+     * within {@code maxMillis} after the first round was acknowledged (however slow the host, the
+     * kill lands in the work), and waits for it to end.
+     *
+     * @return the last round acknowledged, 0 or more
+     */
+    static long runUntilKilled(Process server, int maxMillis, Round round) throws InterruptedException {
+        Thread killer = null;
+        long acknowledged = -1;
+        try {
+            for (long i = 0; ; i++) {
+                round.run(i);
+                acknowledged = i;
+                if (killer == null) {
+                    killer = killLater(server, ThreadLocalRandom.current().nextInt(maxMillis));
+                }
+            }
+        } catch (IOException gone) {
+            // the server is gone
+        }
+        if (killer == null) {
+            throw new AssertionError("the server died before it acknowledged anything");
+        }
+        killer.join();
+        if (!server.waitFor(10, TimeUnit.SECONDS)) {
+            throw new AssertionError("the killed server did not end within 10 s");
+        }
+        return acknowledged;
     }
 
     /** @return a port no one listens on now */
