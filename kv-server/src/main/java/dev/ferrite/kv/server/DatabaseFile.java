@@ -103,10 +103,10 @@ final class DatabaseFile implements AutoCloseable {
                 map = null;
                 name = null;
                 if (old != null) {
-                    old.close();
+                    Databases.closeMap(old);
                 }
                 if (named != null) {
-                    map = builder(directory.file(named)).open();
+                    map = Databases.openMap(directory.file(named), backend);
                     name = named;
                 }
             }
@@ -156,7 +156,7 @@ final class DatabaseFile implements AutoCloseable {
             if (!closed) {
                 closed = true;
                 if (map != null) {
-                    map.close();
+                    Databases.closeMap(map);
                 }
                 map = null;
             }

@@ -1,6 +1,9 @@
 package dev.ferrite.kv.server;
 
+import dev.ferrite.ChunkPool;
+import dev.ferrite.Ferrite;
 import dev.ferrite.FerriteException;
+import dev.ferrite.PoolSpec;
 import dev.ferrite.kv.Codec;
 import dev.ferrite.kv.FerriteMap;
 import dev.ferrite.kv.FerriteMapBuilder;
@@ -222,7 +225,7 @@ final class Databases implements AutoCloseable {
         }
         directory.readManifest().forEach((index, name) -> {
             if (names[index] == null && maps.get(index) == null) {
-                maps.set(index, builder(directory.file(name)).open());
+                maps.set(index, openMap(directory.file(name), backend));
                 names[index] = name;
                 LOG.info("database {} made by another process: {}", index, directory.file(name));
             }
@@ -310,7 +313,7 @@ final class Databases implements AutoCloseable {
                 }
                 if (names[index] != null) {
                     long start = System.nanoTime();
-                    map = builder(directory.file(names[index])).open();
+                    map = openMap(directory.file(names[index]), backend);
                     maps.set(index, map);
                     LOG.info("database {} opened in {} ms: {} keys, {}", index, (System.nanoTime() - start) / 1_000_000,
                             map.longSize(), directory.file(names[index]));
@@ -345,12 +348,12 @@ final class Databases implements AutoCloseable {
         long start = System.nanoTime();
         directory.publish(directory.spare(), file);
         try {
-            map = builder(file).open();
+            map = openMap(file, backend);
             names[index] = name;
             writeManifest();
         } catch (RuntimeException e) {
             if (map != null) {
-                map.close();
+                closeMap(map);
             }
             names[index] = null;
             directory.drop(file);
@@ -389,11 +392,40 @@ final class Databases implements AutoCloseable {
 
     /**
      * @param backend the Ferrite backend, or null for the default
-     * @return the builder of a database's map in {@code file}, as every process that makes or opens one uses it
+     * @return the builder of a database's map in {@code file}, as every process that makes one uses it
+     *         ({@link #openMap} opens one)
      */
     static FerriteMapBuilder<byte[], byte[]> builder(Path file, String backend) {
         var b = FerriteMap.builder(Codec.bytes(), Codec.bytes()).file(file).sections(SECTIONS).chunkSize(CHUNK_SIZE);
         return backend == null ? b : b.backend(backend);
+    }
+
+    /**
+     * Opens a database's map over a pool of the caller's own, which {@link #closeMap} closes after
+     * the map: called when no command uses the map, that unmaps its memory at once, and a dropped
+     * database's deleted file gives its disk back then (a map closing a pool it made itself leaves
+     * the memory mapped until the collector runs, for threads that may still be reading it).
+     *
+     * @param backend the Ferrite backend, or null for the default
+     * @return the open map
+     */
+    static FerriteMap<byte[], byte[]> openMap(Path file, String backend) {
+        ChunkPool pool = (backend == null ? Ferrite.backend() : Ferrite.backend(backend)).openPool(PoolSpec.file(file).build());
+        try {
+            return FerriteMap.builder(Codec.bytes(), Codec.bytes()).pool(pool, FerriteMapBuilder.DEFAULT_NAME).open();
+        } catch (RuntimeException | Error e) {
+            pool.close();
+            throw e;
+        }
+    }
+
+    /** Closes a map {@link #openMap} opened, then its pool; no command may be using it. */
+    static void closeMap(FerriteMap<byte[], byte[]> map) {
+        try {
+            map.close();
+        } finally {
+            map.pool().close();
+        }
     }
 
     /** Makes the spare if there is none: whole under a temporary name, then renamed. */
@@ -511,7 +543,7 @@ final class Databases implements AutoCloseable {
             try {
                 for (FerriteMap<byte[], byte[]> map : dropped) {
                     if (retired.remove(map)) {
-                        map.close();
+                        closeMap(map);
                     }
                 }
             } finally {
@@ -555,10 +587,10 @@ final class Databases implements AutoCloseable {
                 for (int i = 0; i < COUNT; i++) {
                     FerriteMap<byte[], byte[]> map = maps.getAndSet(i, null);
                     if (map != null) {
-                        map.close();
+                        closeMap(map);
                     }
                 }
-                retired.forEach(FerriteMap::close);
+                retired.forEach(Databases::closeMap);
                 retired.clear();
                 if (journal != null) {
                     journal.close();

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -62,6 +63,31 @@ class DiskFootprintTest extends ServerFixture {
         long disk = diskBytes(data);
         assertTrue(disk <= 32 * MB, "a database of 20,000 keys of 100 B takes " + disk / MB
                 + " MB of disk, over 32 MB");
+    }
+
+    /**
+     * A flushed database's file is deleted and its map closed once no command runs on it: then no
+     * mapping of the deleted file is left in this JVM to hold its disk blocks.
+     */
+    @Test
+    void aFlushedDatabaseLeavesNoMappingOfItsDeletedFile() throws Exception {
+        Path maps = Path.of("/proc/self/maps");
+        assumeTrue(Files.isReadable(maps), "no /proc/self/maps here");
+        startServer(b -> b.threads(1));
+        try (RespClient c = new RespClient(server.port())) {
+            assertEquals("OK", c.call("SELECT", "3"));
+            assertEquals("OK", c.call("SET", "k", "v"));
+            System.gc(); // the map's objects old, as in a server that ran a while: no young collection frees them
+            assertEquals("OK", c.call("FLUSHALL"));
+        }
+        String dir = data.toAbsolutePath().toString();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        List<String> deleted;
+        do {
+            Thread.sleep(50); // the dropped map is closed off the event loop
+            deleted = Files.readAllLines(maps).stream().filter(l -> l.contains(dir) && l.endsWith("(deleted)")).toList();
+        } while (!deleted.isEmpty() && System.nanoTime() < deadline);
+        assertTrue(deleted.isEmpty(), "mappings of deleted database files: " + deleted);
     }
 
     /** @return the disk blocks allocated to the files under {@code dir}, in bytes, as {@code du} counts them */
