@@ -121,7 +121,9 @@ public interface ChunkPool extends AutoCloseable {
 
     /**
      * Closes every segment handle of this pool and releases the pool's memory (unmaps, frees).
-     * A second call is a no-op. File and shm pools keep their files.
+     * A second call is a no-op. File and shm pools keep their files. If handles were open, their
+     * memory (an anonymous pool's RAM too) stays mapped until they are garbage-collected, so that
+     * an access another thread had begun does not touch unmapped memory.
      */
     @Override
     void close();

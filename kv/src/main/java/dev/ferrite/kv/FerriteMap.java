@@ -727,10 +727,17 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
         return found;
     }
 
-    /** Releases the map's handles and client slot, and closes the pool if the builder made it. A second call does nothing. */
+    /**
+     * Releases the map's handles and client slot, and closes the pool if the builder made it. A
+     * second call does nothing. Operations other threads run meanwhile end or throw
+     * {@link FerriteException}; none crashes the JVM. For that, a pool the builder made stays
+     * mapped (and an anonymous one's RAM held) until the collector finds the map's handles
+     * unreachable; to have the memory back at once, give the map a pool ({@code pool(pool, name)})
+     * and close that pool after the map, once no thread uses the map.
+     */
     @Override
     public void close() {
-        store.close();
+        store.close(ownedPool == null); // a pool of its own closes the handles, leaving memory in use mapped
         if (ownedPool != null) {
             ownedPool.close();
         }

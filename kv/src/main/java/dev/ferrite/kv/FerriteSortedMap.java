@@ -217,10 +217,16 @@ public final class FerriteSortedMap<K, V> extends SortedView<K, V> implements Au
         return store.isClosed();
     }
 
-    /** Closes the map, and the pool if the builder made it. Closing again does nothing. */
+    /**
+     * Closes the map, and the pool if the builder made it. Closing again does nothing. Operations
+     * other threads run meanwhile end or throw {@link FerriteException}; none crashes the JVM. For
+     * that, a pool the builder made stays mapped (and an anonymous one's RAM held) until the
+     * collector finds the map's handles unreachable; to have the memory back at once, give the map
+     * a pool ({@code pool(pool, name)}) and close that pool after the map, once no thread uses it.
+     */
     @Override
     public void close() {
-        store.close();
+        store.close(ownPool == null); // a pool of its own closes the handles, leaving memory in use mapped
         if (ownPool != null) {
             ownPool.close();
         }

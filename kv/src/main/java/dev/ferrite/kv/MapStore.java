@@ -346,14 +346,30 @@ final class MapStore implements AutoCloseable {
 
     @Override
     public void close() {
+        close(true);
+    }
+
+    /**
+     * Closes the map. With {@code closeHandles} false its handles are left to the close of its
+     * pool that follows (a pool the map made): a pool closed with handles open unmaps their memory
+     * only once they are collected, so an operation another thread runs at that instant ends
+     * without touching unmapped memory.
+     */
+    void close(boolean closeHandles) {
         if (closed) {
             return;
         }
         closed = true;
-        views.closeAll();
+        if (closeHandles) {
+            views.closeAll();
+        } else {
+            views.forgetAll();
+        }
         if (client != null) {
             MapClients.release(header, client);
         }
-        header.close();
+        if (closeHandles) {
+            header.close();
+        }
     }
 }

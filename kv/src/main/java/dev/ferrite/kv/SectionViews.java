@@ -97,6 +97,15 @@ final class SectionViews {
         }
     }
 
+    /** Drops every cached view without closing it (the map is closing, and its pool closes the handles). */
+    void forgetAll() {
+        for (int s = 0; s < monitors.length; s++) {
+            synchronized (monitors[s]) {
+                views.set(s, null);
+            }
+        }
+    }
+
     /** Closes every cached view (the map is closing). */
     void closeAll() {
         for (int s = 0; s < monitors.length; s++) {

@@ -394,6 +394,16 @@ final class SortedStore implements AutoCloseable {
 
     @Override
     public void close() {
+        close(true);
+    }
+
+    /**
+     * Closes the map. With {@code closeHandles} false its handles are left to the close of its
+     * pool that follows (a pool the map made): a pool closed with handles open unmaps their memory
+     * only once they are collected, so an operation another thread runs at that instant ends
+     * without touching unmapped memory.
+     */
+    void close(boolean closeHandles) {
         if (closed) {
             return;
         }
@@ -406,8 +416,10 @@ final class SortedStore implements AutoCloseable {
             if (client != null) {
                 MapClients.release(header, client);
             }
-            pages.close();
-            header.close();
+            if (closeHandles) {
+                pages.close();
+                header.close();
+            }
         } finally {
             local.unlock();
         }

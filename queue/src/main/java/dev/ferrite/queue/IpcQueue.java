@@ -283,8 +283,13 @@ public final class IpcQueue implements AutoCloseable {
     }
 
     /**
-     * Closes the producers and the consumer opened here, then the segment, then the pool if the
-     * queue made it. Idempotent.
+     * Closes the producers and the consumer opened here, then the segment, or the pool if the
+     * queue made it (which closes the segment). Idempotent. A producer or consumer another thread
+     * uses meanwhile ends its call or throws {@link FerriteException}; none crashes the JVM. For
+     * that, a pool the queue made stays mapped until the collector finds the queue's handle
+     * unreachable; to have the memory back at once, give the queue a pool
+     * ({@link #create(ChunkPool, String, QueueSpec)}) and close it after the queue, once no thread
+     * uses the queue.
      */
     @Override
     public void close() {
@@ -305,9 +310,13 @@ public final class IpcQueue implements AutoCloseable {
         synchronized (this) {
             closed = true;
         }
-        segment.close();
         if (ownsPool) {
+            // The pool closes the handle: a pool closed with handles open unmaps their memory only
+            // once they are collected, so a producer or consumer another thread runs at that
+            // instant ends without touching unmapped memory.
             pool.close();
+        } else {
+            segment.close();
         }
     }
 

@@ -1,0 +1,112 @@
+package dev.ferrite.queue;
+
+import dev.ferrite.FerriteException;
+import dev.ferrite.testkit.ChildJvm;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A queue closed while another thread sends and takes through it, hundreds of times at random
+ * instants, in a child JVM (a crash there is a failed test, not a lost test run): that thread's
+ * calls end or throw {@link FerriteException}, and the JVM lives.
+ */
+class CloseUnderUseTest {
+
+    @TempDir
+    Path dir;
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ferrite.queue.QueueTargets#backends")
+    void closingAQueueUnderItsUserNeverCrashesTheJvm(String backend) throws Exception {
+        List<String> flags = new ArrayList<>(ChildJvm.ferriteFlags());
+        flags.add("-XX:ErrorFile=" + dir.resolve("hs_err_%p.log")); // a crash's report, not in the module
+        ChildJvm.Result r = ChildJvm.run(flags, Map.of(), CloseUnderUseTest.class, backend, "300", dir.toString());
+        assertEquals(0, r.exitCode(), "the child JVM died: " + r.stdout() + r.stderr());
+        assertTrue(r.stdout().contains("done"), r.stdout() + r.stderr());
+    }
+
+    /**
+     * Closes queues under a producing and consuming thread and prints what that thread met; exits
+     * with 1 if it met anything but the queue's closed errors.
+     *
+     * @param args backend, rounds, a directory for file-backed queues
+     */
+    public static void main(String[] args) throws Exception {
+        String backend = args[0];
+        int rounds = Integer.parseInt(args[1]);
+        Path dir = Path.of(args[2]);
+        Map<String, Integer> met = new TreeMap<>();
+        List<String> wrong = Collections.synchronizedList(new ArrayList<>());
+        for (int round = 0; round < rounds; round++) {
+            QueueSpec spec = QueueTargets.spec(backend, dir).capacity(1 << 16).overwrite(true).build();
+            IpcQueue queue = IpcQueue.create(spec);
+            Producer producer = queue.producer();
+            Consumer consumer = queue.consumer();
+            AtomicBoolean running = new AtomicBoolean();
+            Thread user = new Thread(() -> {
+                running.set(true);
+                try {
+                    while (true) {
+                        Claim c = producer.tryClaim(64, 1);
+                        if (c != null) {
+                            c.segment().putLong(c.offset(), 42L);
+                            c.commit();
+                        }
+                        consumer.poll((segment, offset, length, type) -> segment.getLong(offset), 16);
+                    }
+                } catch (FerriteException e) {
+                    count(met, e.getClass().getSimpleName());
+                } catch (Throwable e) {
+                    wrong.add(e.toString());
+                }
+            });
+            user.setDaemon(true);
+            user.start();
+            while (!running.get()) {
+                Thread.onSpinWait();
+            }
+            for (int spin = ThreadLocalRandom.current().nextInt(20_000); spin > 0; spin--) {
+                Thread.onSpinWait();
+            }
+            for (int attempt = 0; ; attempt++) {
+                try {
+                    queue.close();
+                    break;
+                } catch (FerriteException e) { // closing a claim the user's thread ended meanwhile
+                    count(met, "close: " + e.getCause());
+                    if (attempt == 100) {
+                        throw e;
+                    }
+                }
+            }
+            user.join(10_000);
+            if (user.isAlive()) {
+                wrong.add("the queue's user still ran 10 s after the close");
+            }
+            IpcQueue.delete(spec);
+        }
+        System.out.println("met " + met);
+        if (!wrong.isEmpty()) {
+            System.out.println("wrong " + wrong);
+            System.exit(1);
+        }
+        System.out.println("done");
+    }
+
+    private static synchronized void count(Map<String, Integer> met, String what) {
+        met.merge(what, 1, Integer::sum);
+    }
+}
