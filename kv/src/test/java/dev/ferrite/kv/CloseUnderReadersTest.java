@@ -35,9 +35,7 @@ class CloseUnderReadersTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.ferrite.kv.MapTargets#backends")
     void closingAMapUnderAReaderNeverCrashesTheJvm(String backend) throws Exception {
-        List<String> flags = new ArrayList<>(ChildJvm.ferriteFlags());
-        flags.add("-XX:ErrorFile=" + dir.resolve("hs_err_%p.log")); // a crash's report, not in the module
-        ChildJvm.Result r = ChildJvm.run(flags, Map.of(), CloseUnderReadersTest.class, backend, "250", dir.toString());
+        ChildJvm.Result r = ChildJvm.runCrashReportingTo(dir, CloseUnderReadersTest.class, backend, "250", dir.toString());
         assertEquals(0, r.exitCode(), "the child JVM died: " + r.stdout() + r.stderr());
         assertTrue(r.stdout().contains("done"), r.stdout() + r.stderr());
     }

@@ -31,9 +31,7 @@ class CloseUnderUseTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.ferrite.queue.QueueTargets#backends")
     void closingAQueueUnderItsUserNeverCrashesTheJvm(String backend) throws Exception {
-        List<String> flags = new ArrayList<>(ChildJvm.ferriteFlags());
-        flags.add("-XX:ErrorFile=" + dir.resolve("hs_err_%p.log")); // a crash's report, not in the module
-        ChildJvm.Result r = ChildJvm.run(flags, Map.of(), CloseUnderUseTest.class, backend, "300", dir.toString());
+        ChildJvm.Result r = ChildJvm.runCrashReportingTo(dir, CloseUnderUseTest.class, backend, "300", dir.toString());
         assertEquals(0, r.exitCode(), "the child JVM died: " + r.stdout() + r.stderr());
         assertTrue(r.stdout().contains("done"), r.stdout() + r.stderr());
     }

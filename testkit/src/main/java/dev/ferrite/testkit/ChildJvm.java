@@ -64,6 +64,25 @@ public final class ChildJvm {
     }
 
     /**
+     * Runs a main class to completion as {@link #run} does, with {@link #ferriteFlags()}, writing a
+     * crash report (an {@code hs_err} file), if it crashes, in {@code dir} instead of the working
+     * directory: for tests whose failure is the child JVM's crash.
+     *
+     * @param dir       where a crash report goes
+     * @param mainClass the class to run
+     * @param args      its arguments
+     * @return what it printed and its exit code (134 after a crash)
+     * @throws IOException          if it cannot start
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public static Result runCrashReportingTo(Path dir, Class<?> mainClass, String... args)
+            throws IOException, InterruptedException {
+        List<String> flags = new ArrayList<>(ferriteFlags());
+        flags.add("-XX:ErrorFile=" + dir.resolve("hs_err_%p.log"));
+        return run(flags, Map.of(), mainClass, args);
+    }
+
+    /**
      * Runs a main class to completion, at most 60 seconds.
      *
      * @param jvmArgs   JVM options, e.g. {@code -Dferrite.backend=unsafe}; none are added

@@ -188,14 +188,7 @@ class CrashAtomicityTest {
             long acknowledged = -1;
             try (RespClient c = ServerProcesses.connect(port, server)) {
                 c.call("FLUSHALL");
-                String[] moving = new String[2 + 2 * 100];
-                moving[0] = "HSET";
-                moving[1] = "moving:a";
-                for (int k = 0; k < 100; k++) {
-                    moving[2 + 2 * k] = "f" + k;
-                    moving[3 + 2 * k] = "payload" + k;
-                }
-                assertEquals(100L, c.call(moving));
+                assertEquals(100L, c.call(hsetOfPayloads("moving:a")));
                 acknowledged = ServerProcesses.runUntilKilled(server, 800, i -> {
                     String[] hset = new String[2 + 2 * fields];
                     hset[0] = "HSET";
@@ -355,14 +348,7 @@ class CrashAtomicityTest {
             Process server = ServerProcesses.start(port, data, logs.resolve("server.log"));
             try (RespClient c = ServerProcesses.connect(port, server)) {
                 if (round == 0) {
-                    String[] hset = new String[2 + 2 * 100];
-                    hset[0] = "HSET";
-                    hset[1] = "a";
-                    for (int k = 0; k < 100; k++) {
-                        hset[2 + 2 * k] = "f" + k;
-                        hset[3 + 2 * k] = "payload" + k;
-                    }
-                    assertEquals(100L, c.call(hset));
+                    assertEquals(100L, c.call(hsetOfPayloads("a")));
                 }
                 String[] at = where(c);
                 int from = 0;
@@ -395,6 +381,18 @@ class CrashAtomicityTest {
                         + ": the store holds the hash's entries and no orphan");
             }
         }
+    }
+
+    /** @return HSET of fields f0 to f99 with values payload0 to payload99 at {@code key} */
+    private static String[] hsetOfPayloads(String key) {
+        String[] hset = new String[2 + 2 * 100];
+        hset[0] = "HSET";
+        hset[1] = key;
+        for (int k = 0; k < 100; k++) {
+            hset[2 + 2 * k] = "f" + k;
+            hset[3 + 2 * k] = "payload" + k;
+        }
+        return hset;
     }
 
     /** @return the database and the name of the one key among a and b of databases 0 and 1, asserting there is one */
