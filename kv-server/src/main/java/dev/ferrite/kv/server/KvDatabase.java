@@ -10,6 +10,8 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Supplier;
 
 /**
  * One database of a KV server's data directory, opened in this process: strings, hashes and sorted
@@ -25,7 +27,8 @@ import java.util.Objects;
  * the server's FLUSHDB, FLUSHALL or SWAPDB, the next call follows the manifest to the database's
  * file now; a call running at that instant counts as before it, as a command the server runs then.
  *
- * <p>Thread-safe. Obtained from {@link KvServer#openDatabase}; close it to unmap its files.
+ * <p>Thread-safe. Obtained from {@link KvServer#openDatabase}; close it to unmap its files (a close
+ * waits for the calls other threads are running).
  */
 public final class KvDatabase implements AutoCloseable {
 
@@ -35,6 +38,9 @@ public final class KvDatabase implements AutoCloseable {
     private final int index;
     private final CollectionStore store;
     private final DatabaseFile file;
+    /** Calls hold its read side, {@link #close} its write side. */
+    private final ReentrantReadWriteLock open = new ReentrantReadWriteLock();
+    /** Guarded by {@link #open}. */
     private boolean closed;
 
     KvDatabase(Path directory, int index, String backend) {
@@ -66,19 +72,24 @@ public final class KvDatabase implements AutoCloseable {
      * @throws KvWrongTypeException if the key holds a hash, set, list or sorted set
      */
     public String get(String key) {
-        byte[] stored = live(key);
-        if (stored == null) {
-            return null;
-        }
-        if (ValueLayout.isCollection(stored)) {
-            throw wrongType(key, stored, "string");
-        }
-        return new String(stored, ValueLayout.DATA, stored.length - ValueLayout.DATA, StandardCharsets.UTF_8);
+        return guarded(() -> {
+            byte[] stored = live(key);
+            if (stored == null) {
+                return null;
+            }
+            if (ValueLayout.isCollection(stored)) {
+                throw wrongType(key, stored, "string");
+            }
+            return new String(stored, ValueLayout.DATA, stored.length - ValueLayout.DATA, StandardCharsets.UTF_8);
+        });
     }
 
     /** SET: stores a string at {@code key} with no expiry, replacing whatever the key held. */
     public void set(String key, String value) {
-        put(key, value, ValueLayout.NO_EXPIRY);
+        guarded(() -> {
+            put(key, value, ValueLayout.NO_EXPIRY);
+            return null;
+        });
     }
 
     /**
@@ -88,8 +99,11 @@ public final class KvDatabase implements AutoCloseable {
      * @throws IllegalArgumentException if {@code ttl} is under 1 ms
      */
     public void set(String key, String value, Duration ttl) {
-        put(key, value, expireAt(ttl));
-        store.countSharedExpiryWrite();
+        guarded(() -> {
+            put(key, value, expireAt(ttl));
+            store.countSharedExpiryWrite();
+            return null;
+        });
     }
 
     private void put(String key, String value, long expireAt) {
@@ -104,15 +118,19 @@ public final class KvDatabase implements AutoCloseable {
      * @return whether the key held a value that had not expired
      */
     public boolean delete(String key) {
-        byte[] k = bytes(key);
-        byte[] old = file.read(map -> map == null ? null : map.remove(k));
-        return old != null && !ValueLayout.expired(old, System.currentTimeMillis());
+        return guarded(() -> {
+            byte[] k = bytes(key);
+            byte[] old = file.read(map -> map == null ? null : map.remove(k));
+            return old != null && !ValueLayout.expired(old, System.currentTimeMillis());
+        });
     }
 
     /** @return TYPE: {@code none}, {@code string}, {@code hash}, {@code set}, {@code list} or {@code zset} */
     public String type(String key) {
-        byte[] stored = live(key);
-        return stored == null ? "none" : ValueLayout.typeName(stored);
+        return guarded(() -> {
+            byte[] stored = live(key);
+            return stored == null ? "none" : ValueLayout.typeName(stored);
+        });
     }
 
     /**
@@ -122,29 +140,31 @@ public final class KvDatabase implements AutoCloseable {
      * @return whether the key exists (else nothing changed)
      */
     public boolean expire(String key, Duration ttl) {
-        long at = expireAt(ttl);
-        byte[] k = bytes(key);
-        long now = System.currentTimeMillis();
-        boolean set = file.read(map -> {
-            if (map == null) {
-                return false;
-            }
-            boolean[] found = {false};
-            map.computeIfPresent(k, (x, stored) -> {
-                if (Keyspace.liveAt(checked(key, stored), now) == null) {
-                    return stored; // expired: as absent, left to the reaper
+        return guarded(() -> {
+            long at = expireAt(ttl);
+            byte[] k = bytes(key);
+            long now = System.currentTimeMillis();
+            boolean set = file.read(map -> {
+                if (map == null) {
+                    return false;
                 }
-                byte[] changed = stored.clone();
-                ValueLayout.setExpireAt(changed, at);
-                found[0] = true;
-                return changed;
+                boolean[] found = {false};
+                map.computeIfPresent(k, (x, stored) -> {
+                    if (Keyspace.liveAt(checked(key, stored), now) == null) {
+                        return stored; // expired: as absent, left to the reaper
+                    }
+                    byte[] changed = stored.clone();
+                    ValueLayout.setExpireAt(changed, at);
+                    found[0] = true;
+                    return changed;
+                });
+                return found[0];
             });
-            return found[0];
+            if (set) {
+                store.countSharedExpiryWrite();
+            }
+            return set;
         });
-        if (set) {
-            store.countSharedExpiryWrite();
-        }
-        return set;
     }
 
     /**
@@ -153,12 +173,14 @@ public final class KvDatabase implements AutoCloseable {
      * @return the key's remaining time to live in milliseconds, -1 if it has no expiry, -2 if it is absent
      */
     public long pttl(String key) {
-        byte[] stored = live(key);
-        if (stored == null) {
-            return -2;
-        }
-        long at = ValueLayout.expireAt(stored);
-        return at == ValueLayout.NO_EXPIRY ? -1 : Math.max(0, at - System.currentTimeMillis());
+        return guarded(() -> {
+            byte[] stored = live(key);
+            if (stored == null) {
+                return -2L;
+            }
+            long at = ValueLayout.expireAt(stored);
+            return at == ValueLayout.NO_EXPIRY ? -1L : Math.max(0L, at - System.currentTimeMillis());
+        });
     }
 
     // ------------------------------------------------------------------ hashes
@@ -170,41 +192,49 @@ public final class KvDatabase implements AutoCloseable {
      * @throws KvWrongTypeException if the key holds another type than a hash
      */
     public boolean hset(String key, String field, String value) {
-        byte[] f = member(field);
-        byte[] v = value.getBytes(StandardCharsets.UTF_8);
-        return change(key, ValueLayout.HASH, true, op -> {
-            boolean added = store.put(op.id, f, v) == null;
-            op.changed = true;
-            return added;
-        }, false);
+        return guarded(() -> {
+            byte[] f = member(field);
+            byte[] v = value.getBytes(StandardCharsets.UTF_8);
+            return change(key, ValueLayout.HASH, true, op -> {
+                boolean added = store.put(op.id, f, v) == null;
+                op.changed = true;
+                return added;
+            }, false);
+        });
     }
 
     /** @return HGET: the field's value, or null if the hash or the field is absent */
     public String hget(String key, String field) {
-        byte[] f = bytes(field);
-        long id = collection(key, ValueLayout.HASH);
-        byte[] v = id == 0 ? null : store.get(id, f);
-        return v == null ? null : text(v);
+        return guarded(() -> {
+            byte[] f = bytes(field);
+            long id = collection(key, ValueLayout.HASH);
+            byte[] v = id == 0 ? null : store.get(id, f);
+            return v == null ? null : text(v);
+        });
     }
 
     /** @return HDEL of one field: whether it was there (the key goes with the hash's last field) */
     public boolean hdel(String key, String field) {
-        byte[] f = bytes(field);
-        return change(key, ValueLayout.HASH, false, op -> {
-            op.changed = store.remove(op.id, f) != null;
-            return op.changed;
-        }, false);
+        return guarded(() -> {
+            byte[] f = bytes(field);
+            return change(key, ValueLayout.HASH, false, op -> {
+                op.changed = store.remove(op.id, f) != null;
+                return op.changed;
+            }, false);
+        });
     }
 
     /** @return HGETALL: the hash's fields and values in the order of their bytes, read at one instant; empty if absent */
     public Map<String, String> hgetAll(String key) {
-        return store.locked(() -> {
-            long id = collection(key, ValueLayout.HASH);
-            Map<String, String> all = new LinkedHashMap<>();
-            if (id != 0) {
-                store.elements(id).forEach((k, v) -> all.put(text(CollectionLayout.member(k)), text(v)));
-            }
-            return all;
+        return guarded(() -> {
+            return store.locked(() -> {
+                long id = collection(key, ValueLayout.HASH);
+                Map<String, String> all = new LinkedHashMap<>();
+                if (id != 0) {
+                    store.elements(id).forEach((k, v) -> all.put(text(CollectionLayout.member(k)), text(v)));
+                }
+                return all;
+            });
         });
     }
 
@@ -218,38 +248,46 @@ public final class KvDatabase implements AutoCloseable {
      * @throws KvWrongTypeException if the key holds another type than a sorted set
      */
     public boolean zadd(String key, double score, String member) {
-        if (Double.isNaN(score)) {
-            throw new IllegalArgumentException("score of member '" + member + "' is NaN, which a sorted set cannot order");
-        }
-        byte[] m = member(member);
-        double s = score == 0 ? 0 : score; // -0 is stored as 0, as Redis does
-        return change(key, ValueLayout.ZSET, true, op -> {
-            Double old = SortedSetStore.score(store, op.id, m);
-            op.changed = SortedSetStore.put(store, op.id, m, s, old);
-            return old == null;
-        }, false);
+        return guarded(() -> {
+            if (Double.isNaN(score)) {
+                throw new IllegalArgumentException("score of member '" + member + "' is NaN, which a sorted set cannot order");
+            }
+            byte[] m = member(member);
+            double s = score == 0 ? 0 : score; // -0 is stored as 0, as Redis does
+            return change(key, ValueLayout.ZSET, true, op -> {
+                Double old = SortedSetStore.score(store, op.id, m);
+                op.changed = SortedSetStore.put(store, op.id, m, s, old);
+                return old == null;
+            }, false);
+        });
     }
 
     /** @return ZSCORE: the member's score, or null if the set or the member is absent */
     public Double zscore(String key, String member) {
-        byte[] m = bytes(member);
-        long id = collection(key, ValueLayout.ZSET);
-        return id == 0 ? null : SortedSetStore.score(store, id, m);
+        return guarded(() -> {
+            byte[] m = bytes(member);
+            long id = collection(key, ValueLayout.ZSET);
+            return id == 0 ? null : SortedSetStore.score(store, id, m);
+        });
     }
 
     /** @return ZREM of one member: whether it was there (the key goes with the set's last member) */
     public boolean zrem(String key, String member) {
-        byte[] m = bytes(member);
-        return change(key, ValueLayout.ZSET, false, op -> {
-            op.changed = SortedSetStore.remove(store, op.id, m);
-            return op.changed;
-        }, false);
+        return guarded(() -> {
+            byte[] m = bytes(member);
+            return change(key, ValueLayout.ZSET, false, op -> {
+                op.changed = SortedSetStore.remove(store, op.id, m);
+                return op.changed;
+            }, false);
+        });
     }
 
     /** @return ZCARD: the number of members, 0 if the set is absent */
     public long zcard(String key) {
-        long id = collection(key, ValueLayout.ZSET);
-        return id == 0 ? 0 : store.size(id);
+        return guarded(() -> {
+            long id = collection(key, ValueLayout.ZSET);
+            return id == 0 ? 0 : store.size(id);
+        });
     }
 
     /**
@@ -260,16 +298,18 @@ public final class KvDatabase implements AutoCloseable {
      * @return the members and their scores in rank order; empty if the range or the set is empty
      */
     public Map<String, Double> zrange(String key, long start, long stop) {
-        return store.locked(() -> {
-            long id = collection(key, ValueLayout.ZSET);
-            Map<String, Double> out = new LinkedHashMap<>();
-            if (id != 0) {
-                SortedSetStore.Ranks ranks = SortedSetStore.byIndex(store, id, start, stop, false);
-                for (byte[] k : SortedSetStore.keys(store, id, ranks, false, 0, -1)) {
-                    out.put(text(CollectionLayout.scoreMember(k)), CollectionLayout.scoreOf(k));
+        return guarded(() -> {
+            return store.locked(() -> {
+                long id = collection(key, ValueLayout.ZSET);
+                Map<String, Double> out = new LinkedHashMap<>();
+                if (id != 0) {
+                    SortedSetStore.Ranks ranks = SortedSetStore.byIndex(store, id, start, stop, false);
+                    for (byte[] k : SortedSetStore.keys(store, id, ranks, false, 0, -1)) {
+                        out.put(text(CollectionLayout.scoreMember(k)), CollectionLayout.scoreOf(k));
+                    }
                 }
-            }
-            return Collections.unmodifiableMap(out);
+                return Collections.unmodifiableMap(out);
+            });
         });
     }
 
@@ -351,17 +391,43 @@ public final class KvDatabase implements AutoCloseable {
         return new String(b, StandardCharsets.UTF_8);
     }
 
-    /** Unmaps the database's files; the data stays. Later calls throw {@link FerriteException}. Idempotent. */
-    @Override
-    public synchronized void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
+    /**
+     * Runs a call of this database's API: calls run together, and {@link #close} waits for those
+     * running before it unmaps anything.
+     *
+     * @throws FerriteException if the database is closed
+     */
+    private <T> T guarded(Supplier<T> call) {
+        open.readLock().lock();
         try {
-            file.close();
+            if (closed) {
+                throw new FerriteException(this + " is closed");
+            }
+            return call.get();
         } finally {
-            store.close();
+            open.readLock().unlock();
+        }
+    }
+
+    /**
+     * Unmaps the database's files once the calls other threads are running have returned; the data
+     * stays. Later calls throw {@link FerriteException}. Idempotent.
+     */
+    @Override
+    public void close() {
+        open.writeLock().lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            try {
+                file.close();
+            } finally {
+                store.close();
+            }
+        } finally {
+            open.writeLock().unlock();
         }
     }
 
