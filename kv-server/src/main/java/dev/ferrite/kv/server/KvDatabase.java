@@ -226,16 +226,14 @@ public final class KvDatabase implements AutoCloseable {
 
     /** @return HGETALL: the hash's fields and values in the order of their bytes, read at one instant; empty if absent */
     public Map<String, String> hgetAll(String key) {
-        return guarded(() -> {
-            return store.locked(() -> {
-                long id = collection(key, ValueLayout.HASH);
-                Map<String, String> all = new LinkedHashMap<>();
-                if (id != 0) {
-                    store.elements(id).forEach((k, v) -> all.put(text(CollectionLayout.member(k)), text(v)));
-                }
-                return all;
-            });
-        });
+        return guarded(() -> file.read(map -> store.locked(() -> {
+            long id = collectionIn(map, key, ValueLayout.HASH);
+            Map<String, String> all = new LinkedHashMap<>();
+            if (id != 0) {
+                store.elements(id).forEach((k, v) -> all.put(text(CollectionLayout.member(k)), text(v)));
+            }
+            return all;
+        })));
     }
 
     // ------------------------------------------------------------------ sorted sets
@@ -298,33 +296,43 @@ public final class KvDatabase implements AutoCloseable {
      * @return the members and their scores in rank order; empty if the range or the set is empty
      */
     public Map<String, Double> zrange(String key, long start, long stop) {
-        return guarded(() -> {
-            return store.locked(() -> {
-                long id = collection(key, ValueLayout.ZSET);
-                Map<String, Double> out = new LinkedHashMap<>();
-                if (id != 0) {
-                    SortedSetStore.Ranks ranks = SortedSetStore.byIndex(store, id, start, stop, false);
-                    for (byte[] k : SortedSetStore.keys(store, id, ranks, false, 0, -1)) {
-                        out.put(text(CollectionLayout.scoreMember(k)), CollectionLayout.scoreOf(k));
-                    }
+        return guarded(() -> file.read(map -> store.locked(() -> {
+            long id = collectionIn(map, key, ValueLayout.ZSET);
+            Map<String, Double> out = new LinkedHashMap<>();
+            if (id != 0) {
+                SortedSetStore.Ranks ranks = SortedSetStore.byIndex(store, id, start, stop, false);
+                for (byte[] k : SortedSetStore.keys(store, id, ranks, false, 0, -1)) {
+                    out.put(text(CollectionLayout.scoreMember(k)), CollectionLayout.scoreOf(k));
                 }
-                return Collections.unmodifiableMap(out);
-            });
-        });
+            }
+            return Collections.unmodifiableMap(out);
+        })));
     }
 
     // ------------------------------------------------------------------ the frame
 
     /** @return the live stored value at {@code key}, or null */
     private byte[] live(String key) {
-        byte[] k = bytes(key);
-        byte[] stored = file.read(map -> map == null ? null : map.get(k));
+        return file.read(map -> liveIn(map, key));
+    }
+
+    /** @return the live stored value at {@code key} in {@code map} (null: the database has no file), or null */
+    private byte[] liveIn(FerriteMap<byte[], byte[]> map, String key) {
+        byte[] stored = map == null ? null : map.get(bytes(key));
         return stored == null ? null : Keyspace.liveAt(checked(key, stored), System.currentTimeMillis());
     }
 
     /** @return the id of the live collection of type {@code type} at {@code key}, 0 if absent */
     private long collection(String key, byte type) {
-        byte[] stored = live(key);
+        return file.read(map -> collectionIn(map, key, type));
+    }
+
+    /**
+     * As {@link #collection}, in the map a call of {@link DatabaseFile#read} was given: a call that
+     * holds the collection store's lock takes it inside the file's read lock, as a change does.
+     */
+    private long collectionIn(FerriteMap<byte[], byte[]> map, String key, byte type) {
+        byte[] stored = liveIn(map, key);
         if (stored == null) {
             return 0;
         }
