@@ -319,6 +319,16 @@ public abstract class AbstractSegment extends SegmentPrimitives implements Segme
         storeDouble(baseAt(off), posAt(off), v);
     }
 
+    /** The walk of an aligned 8-byte volatile load, checked by the caller. */
+    final long loadLongVolatileAt(long off) {
+        return loadLongVolatile(baseAt(off), posAt(off));
+    }
+
+    /** @return whether this handle was closed (its pool's close closes it too); a plain read, for a check once per operation */
+    final boolean closedNow() {
+        return limit < 0;
+    }
+
     /** The walk of an 8-byte load inside one chunk, checked by the caller. */
     final long loadLongInChunk(long off) {
         return loadLong(baseAt(off), posAt(off));
@@ -521,6 +531,11 @@ public abstract class AbstractSegment extends SegmentPrimitives implements Segme
     public final long mismatch(long off, byte[] other, int otherOff, int len) {
         checkRange(off, len, false);
         checkArray(other.length, otherOff, len);
+        return mismatchAt(off, other, otherOff, len);
+    }
+
+    /** The walk of {@link #mismatch(long, byte[], int, int)} without its checks: for a caller that checked already. */
+    final long mismatchAt(long off, byte[] other, int otherOff, int len) {
         int i = 0;
         if (len >= 8) {
             // Eight bytes a step, the last step ending at len (it may overlap the one before, whose

@@ -2,6 +2,8 @@ package dev.ferrite.kv;
 
 import dev.ferrite.Segment;
 import dev.ferrite.SegmentClosedException;
+import dev.ferrite.internal.AbstractSegment;
+import dev.ferrite.internal.UncheckedAccess;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,6 +28,8 @@ final class SectionReader {
 
     private final MapStore store;
     private final Segment header;
+    /** The header, for the get's generation load (the header was validated to hold every section's line). */
+    private final AbstractSegment headerMemory;
     private final SectionViews views;
     /** Whether reads check each entry they return against its checksum (else its lengths only). */
     private final boolean verifyReads;
@@ -37,6 +41,7 @@ final class SectionReader {
     SectionReader(MapStore store, SectionViews views, boolean verifyReads) {
         this.store = store;
         this.header = store.header;
+        this.headerMemory = UncheckedAccess.of(header);
         this.views = views;
         this.verifyReads = verifyReads;
     }
@@ -83,19 +88,28 @@ final class SectionReader {
             if (v == null) {
                 v = views.current(section);
             }
+            Object r;
             try {
                 // The view cached is nearly always the current generation's: read it, then check.
-                Object r = find(v, key, koff, klen, hash, reader);
-                if (header.getLongVolatile(genAt) == v.generation) {
-                    if (r != RETRY) {
-                        return r == ABSENT ? absent : (R) r;
-                    }
-                } else {
-                    v = null; // rebuilt meanwhile: read the new generation
-                }
+                r = find(v, key, koff, klen, hash, reader);
             } catch (SegmentClosedException e) {
                 store.checkOpen(); // a newer generation closed this view meanwhile: read again
                 v = null;
+                continue;
+            } catch (RuntimeException e) {
+                // The reader threw on settled bytes: the caller's, unless they were of a generation gone since.
+                if (UncheckedAccess.getLongVolatile(headerMemory, genAt) == v.generation) {
+                    throw e;
+                }
+                v = null;
+                continue;
+            }
+            if (UncheckedAccess.getLongVolatile(headerMemory, genAt) == v.generation) {
+                if (r != RETRY) {
+                    return r == ABSENT ? absent : (R) r;
+                }
+            } else {
+                v = null; // rebuilt meanwhile: read the new generation
             }
         }
     }
@@ -114,8 +128,11 @@ final class SectionReader {
      * @return the reader's result, {@link #ABSENT} or {@link #RETRY}
      */
     private Object find(SectionView v, byte[] key, int koff, int klen, long hash, ValueReader<?> reader) {
-        Segment seg = v.segment;
-        // A key too long for the bucket matches no inline word (-1 has bits the mask clears).
+        // Loads without per-access checks: the handle is checked open once here, a bucket's offset is
+        // bounded by the view's table, and inline bytes by the bucket (a key too long for it matches
+        // no inline word: -1 has bits the mask clears; a value's length is checked by readInline).
+        AbstractSegment mem = v.memory;
+        UncheckedAccess.checkOpen(mem);
         long inlineBits = BucketLayout.fitsInline(v.bucketSize, klen, 0) ? BucketLayout.matchBits(hash, BucketLayout.INLINE, klen) : -1;
         long outsideBits = BucketLayout.matchBits(hash, BucketLayout.OUTSIDE, 0);
         long inlineMask = BucketLayout.matchMask(BucketLayout.INLINE);
@@ -123,15 +140,15 @@ final class SectionReader {
         int idx = v.home(hash);
         for (int n = 0; n < v.buckets; n++) {
             long b = v.bucket(idx);
-            long w = seg.getLongVolatile(b);
+            long w = UncheckedAccess.getLongVolatile(mem, b);
             if (BucketLayout.kind(w) == BucketLayout.EMPTY) {
                 return ABSENT;
             }
             if ((w & inlineMask) == inlineBits && (w & BucketLayout.ODD) == 0) {
-                if (seg.mismatch(b + BucketLayout.KEY, key, koff, klen) < 0) {
+                if (UncheckedAccess.mismatch(mem, b + BucketLayout.KEY, key, koff, klen) < 0) {
                     return readInline(v, b, w, klen, reader);
                 }
-                if (!SectionScanner.unchanged(seg, b, w)) {
+                if (!unchanged(v, b, w)) {
                     return RETRY; // a key compared while a writer changed the bucket
                 }
             } else if ((w & outsideMask) == outsideBits || (w & inlineMask) == inlineBits) {
@@ -145,6 +162,12 @@ final class SectionReader {
         return ABSENT;
     }
 
+    /** @return whether the word of the bucket at {@code b} of the view is still {@code w} (after the loads before it) */
+    private static boolean unchanged(SectionView v, long b, long w) {
+        VarHandle.acquireFence();
+        return UncheckedAccess.getLongVolatile(v.memory, b) == w;
+    }
+
     /**
      * Reads the value of an inline bucket whose key matched, its lengths checked against the bucket
      * (and its checksum, if reads verify) first.
@@ -152,13 +175,12 @@ final class SectionReader {
      * @return the reader's result, {@link #ABSENT} (damaged) or {@link #RETRY}
      */
     private Object readInline(SectionView v, long b, long w, int klen, ValueReader<?> reader) {
-        Segment seg = v.segment;
         int vl = BucketLayout.valueLength(w);
         if (!v.inlineFits(w) || verifyReads
-                && v.inlineChecksum(b, klen, vl) != seg.getInt(b + BucketLayout.CHECKSUM)) {
+                && v.inlineChecksum(b, klen, vl) != v.segment.getInt(b + BucketLayout.CHECKSUM)) {
             return damaged(v, b, w);
         }
-        return readValue(seg, b, w, b + BucketLayout.KEY + klen, vl, reader);
+        return readValue(v, b, w, b + BucketLayout.KEY + klen, vl, reader);
     }
 
     /**
@@ -177,17 +199,17 @@ final class SectionReader {
      * Hands a value to a reader and checks the bucket's word afterwards; a reader that throws on
      * bytes a writer changed under it is run again, one that throws on settled bytes throws.
      */
-    private static Object readValue(Segment seg, long b, long w, long valueAt, int vl, ValueReader<?> reader) {
+    private static Object readValue(SectionView v, long b, long w, long valueAt, int vl, ValueReader<?> reader) {
         Object r;
         try {
-            r = reader.read(seg, valueAt, vl);
+            r = reader.read(v.segment, valueAt, vl);
         } catch (RuntimeException e) {
-            if (SectionScanner.unchanged(seg, b, w)) {
+            if (unchanged(v, b, w)) {
                 throw e;
             }
             return RETRY;
         }
-        return SectionScanner.unchanged(seg, b, w) ? r : RETRY;
+        return unchanged(v, b, w) ? r : RETRY;
     }
 
     /**
@@ -200,17 +222,17 @@ final class SectionReader {
                                ValueReader<?> reader) {
         Segment seg = v.segment;
         if (!v.entryFits(off)) {
-            return SectionScanner.unchanged(seg, b, w) ? damaged(v, b, w) : RETRY;
+            return unchanged(v, b, w) ? damaged(v, b, w) : RETRY;
         }
         if (seg.getInt(off + EntryLayout.KEY_LENGTH) != klen || off + EntryLayout.KEY + klen > v.heapEnd
                 || seg.mismatch(off + EntryLayout.KEY, key, koff, klen) >= 0) {
-            return SectionScanner.unchanged(seg, b, w) ? null : RETRY;
+            return unchanged(v, b, w) ? null : RETRY;
         }
         int vl = seg.getInt(off + EntryLayout.VALUE_LENGTH);
         if (!v.lengthsFit(off, klen, vl) || verifyReads && (w & BucketLayout.ODD) == 0 && !v.checksumMatches(off, klen, vl)) {
-            return SectionScanner.unchanged(seg, b, w) ? damaged(v, b, w) : RETRY;
+            return unchanged(v, b, w) ? damaged(v, b, w) : RETRY;
         }
-        return readValue(seg, b, w, off + EntryLayout.KEY + klen, vl, reader);
+        return readValue(v, b, w, off + EntryLayout.KEY + klen, vl, reader);
     }
 
     /**
@@ -223,12 +245,12 @@ final class SectionReader {
         Segment seg = v.segment;
         SectionView.Saved e = v.saved(b, w);
         if (e == null) {
-            return SectionScanner.unchanged(seg, b, w) ? damaged(v, b, w) : RETRY;
+            return unchanged(v, b, w) ? damaged(v, b, w) : RETRY;
         }
         if (e.keyLength() != klen || seg.mismatch(e.keyAt(), key, koff, klen) >= 0) {
-            return SectionScanner.unchanged(seg, b, w) ? null : RETRY;
+            return unchanged(v, b, w) ? null : RETRY;
         }
-        return readValue(seg, b, w, e.valueAt(), e.valueLength(), reader);
+        return readValue(v, b, w, e.valueAt(), e.valueLength(), reader);
     }
 
     /** Reports a damaged bucket a get met. @return {@link #ABSENT} */
@@ -305,17 +327,15 @@ final class SectionReader {
 
     /** As {@link #prefetch(byte[][], int, int)}, for the keys of a batch. */
     void prefetch(KeyBatch batch) {
-        try {
-            prefetched += prefetchLevels(batch);
-        } catch (SegmentClosedException e) {
-            // a section moved on meanwhile: nothing to warm there
-        }
+        prefetched += prefetchLevels(batch);
     }
 
     /**
      * Three passes, each short per key so that a core keeps many of its loads in flight: the
      * sections' views, the home buckets (every cache line of each), the outside entries the
-     * matching buckets name (their offsets kept in the batch's words).
+     * matching buckets name (their offsets kept in the batch's words). A view closed since it was
+     * cached still names mapped memory while the map is open (its chunks may hold other data now):
+     * warming it is harmless.
      */
     private long prefetchLevels(KeyBatch batch) {
         long[] hashes = batch.hashes;
@@ -323,7 +343,10 @@ final class SectionReader {
         long[] words = batch.words;
         int n = batch.size;
         for (int i = 0; i < n; i++) {
-            at[i] = views.cached(store.sectionOf(hashes[i]));
+            SectionView v = views.cached(store.sectionOf(hashes[i]));
+            // Checked open here, once: the loads below are bounded by the view (a bucket by its table,
+            // an entry by entryFits and the heap's end) and run unchecked.
+            at[i] = v != null && UncheckedAccess.isOpen(v.memory) ? v : null;
         }
         long touched = 0;
         for (int i = 0; i < n; i++) {
@@ -331,13 +354,13 @@ final class SectionReader {
             if (v != null) {
                 long hash = hashes[i];
                 long b = v.bucket(v.home(hash));
-                long w = v.segment.getLong(b);
+                long w = UncheckedAccess.getLong(v.memory, b);
                 for (long line = 64; line < v.bucketSize; line += 64) {
-                    touched += v.segment.getLong(b + line);
+                    touched += UncheckedAccess.getLong(v.memory, b + line);
                 }
                 touched += w;
                 boolean names = BucketLayout.kind(w) == BucketLayout.OUTSIDE && BucketLayout.wordTag(w) == BucketLayout.tag(hash);
-                words[i] = names ? v.segment.getLong(b + BucketLayout.ENTRY) : -1;
+                words[i] = names ? UncheckedAccess.getLong(v.memory, b + BucketLayout.ENTRY) : -1;
             }
         }
         for (int i = 0; i < n; i++) {
@@ -346,7 +369,7 @@ final class SectionReader {
             if (v != null && off >= 0 && v.entryFits(off)) {
                 long end = Math.min(off + PREFETCH_ENTRY_BYTES, v.heapEnd - Long.BYTES + 1);
                 for (long line = off; line < end; line += 64) {
-                    touched += v.segment.getLong(line);
+                    touched += UncheckedAccess.getLong(v.memory, line);
                 }
             }
         }

@@ -3,6 +3,8 @@ package dev.ferrite.kv;
 import dev.ferrite.ChunkPool;
 import dev.ferrite.CorruptFileException;
 import dev.ferrite.Segment;
+import dev.ferrite.internal.AbstractSegment;
+import dev.ferrite.internal.UncheckedAccess;
 
 import java.util.zip.CRC32C;
 
@@ -33,6 +35,8 @@ import static dev.ferrite.kv.SectionLayout.USED;
 final class SectionView {
 
     final Segment segment;
+    /** The same handle, for the get's loads whose offsets this view's fields bound ({@link UncheckedAccess}). */
+    final AbstractSegment memory;
     final int section;
     final long generation;
     final int buckets;
@@ -46,6 +50,7 @@ final class SectionView {
     private SectionView(Segment segment, int section, long generation, int buckets, int bucketSize, long heapStart,
                         long heapEnd, int maxKey, int maxValue) {
         this.segment = segment;
+        this.memory = UncheckedAccess.of(segment);
         this.maxKey = maxKey;
         this.maxValue = maxValue;
         this.section = section;

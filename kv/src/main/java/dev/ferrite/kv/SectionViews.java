@@ -3,26 +3,29 @@ package dev.ferrite.kv;
 import dev.ferrite.CorruptFileException;
 import dev.ferrite.Segment;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 
 import static dev.ferrite.kv.MapLayout.LINE_GENERATION;
 
 /**
  * This process's cache of each section's current data segment: the view of the generation the
  * section's line names, opened on first use and replaced (the old handle closed) when a rebuild
- * moves the section on. Thread-safe: lookups read an atomic array; opening and replacing a
- * section's view hold that section's monitor.
+ * moves the section on. Thread-safe: lookups read the array (a get plainly, the rest with volatile
+ * semantics); opening and replacing a section's view hold that section's monitor.
  */
 final class SectionViews {
 
+    private static final VarHandle VIEW = MethodHandles.arrayElementVarHandle(SectionView[].class);
+
     private final MapStore store;
-    private final AtomicReferenceArray<SectionView> views;
+    private final SectionView[] views;
     private final Object[] monitors;
 
     SectionViews(MapStore store) {
         this.store = store;
-        this.views = new AtomicReferenceArray<>(store.sectionCount);
+        this.views = new SectionView[store.sectionCount];
         this.monitors = new Object[store.sectionCount];
         for (int i = 0; i < monitors.length; i++) {
             monitors[i] = new Object();
@@ -31,7 +34,8 @@ final class SectionViews {
 
     /** @return the view of a section cached now (of any generation), or null */
     SectionView cached(int section) {
-        return views.get(section);
+        // Plain: a view's fields are final, and one of an older generation fails the reader's check.
+        return views[section];
     }
 
     /** @return the view of a section's current generation, opening it if this process has not yet */
@@ -47,7 +51,7 @@ final class SectionViews {
 
     /** @return the view of that generation, or null if the section has moved past it meanwhile */
     SectionView view(int section, long generation) {
-        SectionView v = views.get(section);
+        SectionView v = (SectionView) VIEW.getVolatile(views, section);
         if (v != null && v.generation == generation) {
             return v;
         }
@@ -57,7 +61,7 @@ final class SectionViews {
     private SectionView refresh(int section, long generation) {
         synchronized (monitors[section]) {
             store.checkOpen();
-            SectionView v = views.get(section);
+            SectionView v = (SectionView) VIEW.getVolatile(views, section);
             if (v != null && v.generation == generation) {
                 return v;
             }
@@ -85,13 +89,13 @@ final class SectionViews {
     /** Caches the view of a section's new generation (a rebuild's) and closes the one it replaces. */
     void replace(int section, SectionView nv) {
         synchronized (monitors[section]) {
-            install(section, nv, views.get(section));
+            install(section, nv, (SectionView) VIEW.getVolatile(views, section));
         }
     }
 
     /** Puts a view in the cache and closes the one it replaces; the caller holds the section's monitor. */
     private void install(int section, SectionView nv, SectionView old) {
-        views.set(section, nv);
+        VIEW.setVolatile(views, section, nv);
         if (old != null) {
             old.segment.close();
         }
@@ -101,7 +105,7 @@ final class SectionViews {
     void forgetAll() {
         for (int s = 0; s < monitors.length; s++) {
             synchronized (monitors[s]) {
-                views.set(s, null);
+                VIEW.setVolatile(views, s, null);
             }
         }
     }
@@ -110,7 +114,7 @@ final class SectionViews {
     void closeAll() {
         for (int s = 0; s < monitors.length; s++) {
             synchronized (monitors[s]) {
-                SectionView v = views.getAndSet(s, null);
+                SectionView v = (SectionView) VIEW.getAndSet(views, s, null);
                 if (v != null) {
                     v.segment.close();
                 }
