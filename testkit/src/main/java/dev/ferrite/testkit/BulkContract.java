@@ -9,10 +9,14 @@ import dev.ferrite.OutOfBoundsException;
 import dev.ferrite.PoolSpec;
 import dev.ferrite.Region;
 import dev.ferrite.Segment;
+import dev.ferrite.SegmentClosedException;
+import dev.ferrite.internal.AbstractSegment;
+import dev.ferrite.internal.UncheckedAccess;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.io.TempDir;
@@ -344,6 +348,57 @@ public interface BulkContract extends BackendFixture {
                 assertThrows(OutOfBoundsException.class, () -> plain.mismatch(0, new byte[4], 1, 4));
                 assertThrows(OutOfBoundsException.class, () -> plain.mismatch(0, scattered, scattered.size(), 1));
             }
+        }
+    }
+    /**
+     * The loads of {@code UncheckedAccess} (the map's read path) read what the checked accesses
+     * read, at every offset around chunk boundaries, on a contiguous and on a scattered segment;
+     * its open check fails once the handle, or its pool, is closed.
+     */
+    @ParameterizedTest
+    @EnumSource(PoolSpec.Kind.class)
+    default void uncheckedLoadsReadWhatCheckedLoadsRead(PoolSpec.Kind kind, @TempDir Path dir) {
+        try (TestPool tp = pool(spec(kind, dir).chunkSize(CHUNK).capacity(64 * CHUNK).extentSize(8 * CHUNK).build())) {
+            List<Segment> spacers = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                spacers.add(tp.pool().allocate(CHUNK));
+            }
+            for (int i = 0; i < 8; i += 2) {
+                spacers.get(i).close();
+            }
+            Segment scattered = tp.pool().allocate(4 * CHUNK);
+            Segment plain = tp.pool().allocate(4 * CHUNK);
+            byte[] model = randomBytes((int) (4 * CHUNK), 5);
+            Random r = new Random(6);
+            for (Segment s : List.of(scattered, plain)) {
+                s.copyFrom(model, 0, 0, model.length);
+                AbstractSegment u = UncheckedAccess.of(s);
+                UncheckedAccess.checkOpen(u);
+                assertTrue(UncheckedAccess.isOpen(u));
+                for (long chunk = 1; chunk < 4; chunk++) {
+                    for (long off = chunk * CHUNK - 16; off < chunk * CHUNK + 16; off++) {
+                        assertEquals(s.getLong(off), UncheckedAccess.getLong(u, off), "long at " + off);
+                        assertEquals(s.getInt(off), UncheckedAccess.getInt(u, off), "int at " + off);
+                        if (off % 8 == 0) {
+                            assertEquals(s.getLongVolatile(off), UncheckedAccess.getLongVolatile(u, off));
+                        }
+                        int len = r.nextInt(40);
+                        byte[] other = Arrays.copyOfRange(model, (int) off, (int) off + len);
+                        if (len > 0 && r.nextBoolean()) {
+                            other[r.nextInt(len)] ^= 1;
+                        }
+                        assertEquals(s.mismatch(off, other, 0, len), UncheckedAccess.mismatch(u, off, other, 0, len),
+                                "mismatch of [" + off + ", +" + len + ")");
+                    }
+                }
+            }
+            scattered.close();
+            assertTrue(!UncheckedAccess.isOpen(UncheckedAccess.of(scattered)));
+            assertThrows(SegmentClosedException.class,
+                    () -> UncheckedAccess.checkOpen(UncheckedAccess.of(scattered)));
+            tp.pool().close();
+            assertThrows(SegmentClosedException.class,
+                    () -> UncheckedAccess.checkOpen(UncheckedAccess.of(plain)));
         }
     }
 }
