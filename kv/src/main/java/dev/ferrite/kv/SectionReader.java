@@ -191,7 +191,7 @@ final class SectionReader {
      */
     private Object readElsewhere(SectionView v, long b, long w, byte[] key, int koff, int klen, ValueReader<?> reader) {
         return (w & BucketLayout.ODD) == 0
-                ? readOutside(v, b, w, v.segment.getLong(b + BucketLayout.ENTRY), key, koff, klen, reader)
+                ? readOutside(v, b, w, UncheckedAccess.getLong(v.memory, b + BucketLayout.ENTRY), key, koff, klen, reader)
                 : readChanging(v, b, w, key, koff, klen, reader);
     }
 
@@ -220,15 +220,17 @@ final class SectionReader {
      */
     private Object readOutside(SectionView v, long b, long w, long off, byte[] key, int koff, int klen,
                                ValueReader<?> reader) {
-        Segment seg = v.segment;
+        // Unchecked loads, as find's: entryFits puts the entry's header in the heap, and the key's
+        // bytes are compared only once they are known to end inside it.
+        AbstractSegment mem = v.memory;
         if (!v.entryFits(off)) {
             return unchanged(v, b, w) ? damaged(v, b, w) : RETRY;
         }
-        if (seg.getInt(off + EntryLayout.KEY_LENGTH) != klen || off + EntryLayout.KEY + klen > v.heapEnd
-                || seg.mismatch(off + EntryLayout.KEY, key, koff, klen) >= 0) {
+        if (UncheckedAccess.getInt(mem, off + EntryLayout.KEY_LENGTH) != klen || off + EntryLayout.KEY + klen > v.heapEnd
+                || UncheckedAccess.mismatch(mem, off + EntryLayout.KEY, key, koff, klen) >= 0) {
             return unchanged(v, b, w) ? null : RETRY;
         }
-        int vl = seg.getInt(off + EntryLayout.VALUE_LENGTH);
+        int vl = UncheckedAccess.getInt(mem, off + EntryLayout.VALUE_LENGTH);
         if (!v.lengthsFit(off, klen, vl) || verifyReads && (w & BucketLayout.ODD) == 0 && !v.checksumMatches(off, klen, vl)) {
             return unchanged(v, b, w) ? damaged(v, b, w) : RETRY;
         }
