@@ -1,11 +1,10 @@
 package dev.ferrite.kv;
 
-import java.util.Arrays;
-
 /**
  * Up to {@link #SIZE} keys of a batched get, encoded and hashed, waiting to be warmed together and
  * then read: {@code keys[i]} as asked, its bytes {@code encoded[i]}, their hash {@code hashes[i]};
- * with the scratch arrays of the batch's prefetch. One thread's, for one call.
+ * with the scratch array of the batch's prefetch. One thread's, for one call: it holds the keys of
+ * its last batch until the call ends.
  */
 final class KeyBatch {
 
@@ -15,8 +14,7 @@ final class KeyBatch {
     final Object[] keys = new Object[SIZE];
     final byte[][] encoded = new byte[SIZE][];
     final long[] hashes = new long[SIZE];
-    /** The prefetch's scratch: the keys' sections' views, then the words it read. */
-    final SectionView[] views = new SectionView[SIZE];
+    /** The prefetch's scratch: the outside entries the keys' home buckets name, else -1. */
     final long[] words = new long[SIZE];
     int size;
 
@@ -33,11 +31,8 @@ final class KeyBatch {
         size++;
     }
 
-    /** Empties the batch and lets go of its keys. */
+    /** Empties the batch; the next keys overwrite its slots. */
     void clear() {
-        Arrays.fill(keys, 0, size, null);
-        Arrays.fill(encoded, 0, size, null);
-        Arrays.fill(views, 0, size, null);
         size = 0;
     }
 }

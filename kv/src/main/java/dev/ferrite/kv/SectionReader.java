@@ -333,45 +333,43 @@ final class SectionReader {
     }
 
     /**
-     * Three passes, each short per key so that a core keeps many of its loads in flight: the
-     * sections' views, the home buckets (every cache line of each), the outside entries the
-     * matching buckets name (their offsets kept in the batch's words). A view closed since it was
-     * cached still names mapped memory while the map is open (its chunks may hold other data now):
-     * warming it is harmless.
+     * Two passes, each short per key so that a core keeps many of its loads in flight: the home
+     * buckets (every cache line of each), then the outside entries the matching buckets name (their
+     * offsets kept in the batch's words). A view closed since it was cached still names mapped
+     * memory while the map is open (its chunks may hold other data now): warming it is harmless.
      */
     private long prefetchLevels(KeyBatch batch) {
         long[] hashes = batch.hashes;
-        SectionView[] at = batch.views;
         long[] words = batch.words;
         int n = batch.size;
-        for (int i = 0; i < n; i++) {
-            SectionView v = views.cached(store.sectionOf(hashes[i]));
-            // Checked open here, once: the loads below are bounded by the view (a bucket by its table,
-            // an entry by entryFits and the heap's end) and run unchecked.
-            at[i] = v != null && UncheckedAccess.isOpen(v.memory) ? v : null;
-        }
         long touched = 0;
         for (int i = 0; i < n; i++) {
-            SectionView v = at[i];
-            if (v != null) {
-                long hash = hashes[i];
+            long hash = hashes[i];
+            SectionView v = views.cached(store.sectionOf(hash));
+            words[i] = -1;
+            // Checked open here, once: the loads below are bounded by the view (a bucket by its table,
+            // an entry by entryFits and the heap's end) and run unchecked.
+            if (v != null && UncheckedAccess.isOpen(v.memory)) {
                 long b = v.bucket(v.home(hash));
                 long w = UncheckedAccess.getLong(v.memory, b);
                 for (long line = 64; line < v.bucketSize; line += 64) {
                     touched += UncheckedAccess.getLong(v.memory, b + line);
                 }
                 touched += w;
-                boolean names = BucketLayout.kind(w) == BucketLayout.OUTSIDE && BucketLayout.wordTag(w) == BucketLayout.tag(hash);
-                words[i] = names ? UncheckedAccess.getLong(v.memory, b + BucketLayout.ENTRY) : -1;
+                if (BucketLayout.kind(w) == BucketLayout.OUTSIDE && BucketLayout.wordTag(w) == BucketLayout.tag(hash)) {
+                    words[i] = UncheckedAccess.getLong(v.memory, b + BucketLayout.ENTRY);
+                }
             }
         }
         for (int i = 0; i < n; i++) {
-            SectionView v = at[i];
             long off = words[i];
-            if (v != null && off >= 0 && v.entryFits(off)) {
-                long end = Math.min(off + PREFETCH_ENTRY_BYTES, v.heapEnd - Long.BYTES + 1);
-                for (long line = off; line < end; line += 64) {
-                    touched += UncheckedAccess.getLong(v.memory, line);
+            if (off >= 0) {
+                SectionView v = views.cached(store.sectionOf(hashes[i]));
+                if (v != null && v.entryFits(off)) {
+                    long end = Math.min(off + PREFETCH_ENTRY_BYTES, v.heapEnd - Long.BYTES + 1);
+                    for (long line = off; line < end; line += 64) {
+                        touched += UncheckedAccess.getLong(v.memory, line);
+                    }
                 }
             }
         }
