@@ -38,6 +38,17 @@ public interface BulkContract extends BackendFixture {
         return b;
     }
 
+    /** Allocates {@code n} chunks and frees every other one: the pool's next segments are scattered. */
+    private static void leaveHoles(TestPool tp, int n) {
+        List<Segment> spacers = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            spacers.add(tp.pool().allocate(CHUNK));
+        }
+        for (int i = 0; i < n; i += 2) {
+            spacers.get(i).close();
+        }
+    }
+
     private static byte[] read(Segment s) {
         byte[] out = new byte[(int) s.size()];
         for (int i = 0; i < out.length; i++) {
@@ -311,13 +322,7 @@ public interface BulkContract extends BackendFixture {
     @EnumSource(PoolSpec.Kind.class)
     default void hashAndMismatchReadInPlaceAcrossChunks(PoolSpec.Kind kind, @TempDir Path dir) {
         try (TestPool tp = pool(spec(kind, dir).chunkSize(CHUNK).capacity(64 * CHUNK).extentSize(8 * CHUNK).build())) {
-            List<Segment> spacers = new ArrayList<>();
-            for (int i = 0; i < 12; i++) {
-                spacers.add(tp.pool().allocate(CHUNK));
-            }
-            for (int i = 0; i < 12; i += 2) {
-                spacers.get(i).close();
-            }
+            leaveHoles(tp, 12);
             try (Segment scattered = tp.pool().allocate(6 * CHUNK); Segment plain = tp.pool().allocate(6 * CHUNK)) {
                 Random r = new Random(11);
                 byte[] model = randomBytes((int) (6 * CHUNK), 3);
@@ -350,6 +355,7 @@ public interface BulkContract extends BackendFixture {
             }
         }
     }
+
     /**
      * The loads of {@code UncheckedAccess} (the map's read path) read what the checked accesses
      * read, at every offset around chunk boundaries, on a contiguous and on a scattered segment;
@@ -359,13 +365,7 @@ public interface BulkContract extends BackendFixture {
     @EnumSource(PoolSpec.Kind.class)
     default void uncheckedLoadsReadWhatCheckedLoadsRead(PoolSpec.Kind kind, @TempDir Path dir) {
         try (TestPool tp = pool(spec(kind, dir).chunkSize(CHUNK).capacity(64 * CHUNK).extentSize(8 * CHUNK).build())) {
-            List<Segment> spacers = new ArrayList<>();
-            for (int i = 0; i < 8; i++) {
-                spacers.add(tp.pool().allocate(CHUNK));
-            }
-            for (int i = 0; i < 8; i += 2) {
-                spacers.get(i).close();
-            }
+            leaveHoles(tp, 8);
             Segment scattered = tp.pool().allocate(4 * CHUNK);
             Segment plain = tp.pool().allocate(4 * CHUNK);
             byte[] model = randomBytes((int) (4 * CHUNK), 5);
