@@ -4,18 +4,13 @@ import dev.ferrite.Ferrite;
 import dev.ferrite.FerriteException;
 import dev.ferrite.PoolSpec;
 import dev.ferrite.testkit.ChildJvm;
+import dev.ferrite.testkit.CloseUnderUse;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -50,72 +45,36 @@ class CloseUnderReadersTest {
         String backend = args[0];
         int rounds = Integer.parseInt(args[1]);
         Path dir = Path.of(args[2]);
-        Map<String, Integer> met = new TreeMap<>();
-        List<String> wrong = Collections.synchronizedList(new ArrayList<>());
+        CloseUnderUse race = new CloseUnderUse();
         for (int round = 0; round < rounds; round++) {
             FerriteMap<byte[], byte[]> map = FerriteMap.builder(Codec.bytes(), Codec.bytes()).backend(backend)
                     .expectedEntries(2000).capacity(64L << 20).create();
-            race(map, k -> map.get(k), met, wrong);
+            race(race, map, k -> map.get(k));
             if (round % 5 == 0) { // a file, or for the shm backend a named shm pool: memory that outlives the map
                 FerriteMapBuilder<byte[], byte[]> b = FerriteMap.builder(Codec.bytes(), Codec.bytes()).backend(backend)
                         .expectedEntries(2000).capacity(64L << 20);
                 boolean shm = backend.equals("shm");
                 FerriteMap<byte[], byte[]> named = (shm ? b.shm(MapTargets.shmName(round)) : b.file(dir.resolve("map-" + round))).create();
                 PoolSpec spec = named.pool().spec();
-                race(named, k -> named.get(k), met, wrong);
+                race(race, named, k -> named.get(k));
                 if (shm) {
                     Ferrite.backend(backend).deletePool(spec);
                 }
             }
             FerriteSortedMap<byte[], byte[]> sorted = FerriteSortedMap.builder(Codec.bytes(), Codec.bytes())
                     .backend(backend).capacity(64L << 20).create();
-            race(sorted, k -> sorted.get(k), met, wrong);
+            race(race, sorted, k -> sorted.get(k));
         }
-        System.out.println("met " + met);
-        if (!wrong.isEmpty()) {
-            System.out.println("wrong " + wrong);
-            System.exit(1);
-        }
-        System.out.println("done");
+        System.exit(race.report());
     }
 
-    /** Fills a map, reads it from another thread and closes it at a random instant meanwhile. */
-    private static void race(Map<byte[], byte[]> map, Function<byte[], byte[]> get, Map<String, Integer> met,
-                             List<String> wrong) throws Exception {
+    /** Fills a map, then reads it from another thread and closes it at a random instant meanwhile. */
+    private static void race(CloseUnderUse race, Map<byte[], byte[]> map, Function<byte[], byte[]> get) throws Exception {
         byte[][] keys = new byte[1000][];
         for (int i = 0; i < keys.length; i++) {
             keys[i] = ("key" + i).getBytes();
             map.put(keys[i], new byte[100]);
         }
-        AtomicBoolean reading = new AtomicBoolean();
-        Thread reader = new Thread(() -> {
-            reading.set(true);
-            try {
-                for (long n = 0; ; n++) {
-                    get.apply(keys[(int) (n % keys.length)]);
-                }
-            } catch (FerriteException e) {
-                count(met, e.getClass().getSimpleName());
-            } catch (Throwable e) {
-                wrong.add(e.toString());
-            }
-        });
-        reader.setDaemon(true);
-        reader.start();
-        while (!reading.get()) {
-            Thread.onSpinWait();
-        }
-        for (int spin = ThreadLocalRandom.current().nextInt(20_000); spin > 0; spin--) {
-            Thread.onSpinWait();
-        }
-        ((AutoCloseable) map).close();
-        reader.join(10_000);
-        if (reader.isAlive()) {
-            wrong.add("a reader still ran 10 s after the close");
-        }
-    }
-
-    private static synchronized void count(Map<String, Integer> met, String what) {
-        met.merge(what, 1, Integer::sum);
+        race.race(n -> get.apply(keys[(int) (n % keys.length)]), ((AutoCloseable) map)::close);
     }
 }

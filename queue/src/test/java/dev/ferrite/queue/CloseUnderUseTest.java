@@ -2,18 +2,12 @@ package dev.ferrite.queue;
 
 import dev.ferrite.FerriteException;
 import dev.ferrite.testkit.ChildJvm;
+import dev.ferrite.testkit.CloseUnderUse;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -46,65 +40,34 @@ class CloseUnderUseTest {
         String backend = args[0];
         int rounds = Integer.parseInt(args[1]);
         Path dir = Path.of(args[2]);
-        Map<String, Integer> met = new TreeMap<>();
-        List<String> wrong = Collections.synchronizedList(new ArrayList<>());
+        CloseUnderUse race = new CloseUnderUse();
         for (int round = 0; round < rounds; round++) {
             QueueSpec spec = QueueTargets.spec(backend, dir).capacity(1 << 16).overwrite(true).build();
             IpcQueue queue = IpcQueue.create(spec);
             Producer producer = queue.producer();
             Consumer consumer = queue.consumer();
-            AtomicBoolean running = new AtomicBoolean();
-            Thread user = new Thread(() -> {
-                running.set(true);
-                try {
-                    while (true) {
-                        Claim c = producer.tryClaim(64, 1);
-                        if (c != null) {
-                            c.segment().putLong(c.offset(), 42L);
-                            c.commit();
+            race.race(n -> {
+                Claim c = producer.tryClaim(64, 1);
+                if (c != null) {
+                    c.segment().putLong(c.offset(), 42L);
+                    c.commit();
+                }
+                consumer.poll((segment, offset, length, type) -> segment.getLong(offset), 16);
+            }, () -> {
+                for (int attempt = 0; ; attempt++) {
+                    try {
+                        queue.close();
+                        return;
+                    } catch (FerriteException e) { // closing a claim the user's thread ended meanwhile
+                        race.count("close: " + e.getCause());
+                        if (attempt == 100) {
+                            throw e;
                         }
-                        consumer.poll((segment, offset, length, type) -> segment.getLong(offset), 16);
                     }
-                } catch (FerriteException e) {
-                    count(met, e.getClass().getSimpleName());
-                } catch (Throwable e) {
-                    wrong.add(e.toString());
                 }
             });
-            user.setDaemon(true);
-            user.start();
-            while (!running.get()) {
-                Thread.onSpinWait();
-            }
-            for (int spin = ThreadLocalRandom.current().nextInt(20_000); spin > 0; spin--) {
-                Thread.onSpinWait();
-            }
-            for (int attempt = 0; ; attempt++) {
-                try {
-                    queue.close();
-                    break;
-                } catch (FerriteException e) { // closing a claim the user's thread ended meanwhile
-                    count(met, "close: " + e.getCause());
-                    if (attempt == 100) {
-                        throw e;
-                    }
-                }
-            }
-            user.join(10_000);
-            if (user.isAlive()) {
-                wrong.add("the queue's user still ran 10 s after the close");
-            }
             IpcQueue.delete(spec);
         }
-        System.out.println("met " + met);
-        if (!wrong.isEmpty()) {
-            System.out.println("wrong " + wrong);
-            System.exit(1);
-        }
-        System.out.println("done");
-    }
-
-    private static synchronized void count(Map<String, Integer> met, String what) {
-        met.merge(what, 1, Integer::sum);
+        System.exit(race.report());
     }
 }

@@ -2,17 +2,11 @@ package dev.ferrite.kv.server;
 
 import dev.ferrite.FerriteException;
 import dev.ferrite.testkit.ChildJvm;
+import dev.ferrite.testkit.CloseUnderUse;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -60,47 +54,16 @@ class KvDatabaseCloseTest {
             }
             db.zadd("z", 1.0, "m");
         }
-        Map<String, Integer> met = new TreeMap<>();
-        List<String> wrong = Collections.synchronizedList(new ArrayList<>());
+        CloseUnderUse race = new CloseUnderUse();
         for (int round = 0; round < rounds; round++) {
             KvDatabase db = KvServer.openDatabase(data, 0);
-            AtomicBoolean calling = new AtomicBoolean();
-            Thread caller = new Thread(() -> {
-                calling.set(true);
-                try {
-                    for (int n = 0; ; n++) {
-                        db.hget("h", "f" + n % 100);
-                        db.zscore("z", "m");
-                        db.set("s", "v");
-                        db.get("s");
-                    }
-                } catch (FerriteException e) {
-                    synchronized (met) {
-                        met.merge(e.getClass().getSimpleName(), 1, Integer::sum);
-                    }
-                } catch (Throwable e) {
-                    wrong.add(e.toString());
-                }
-            });
-            caller.setDaemon(true);
-            caller.start();
-            while (!calling.get()) {
-                Thread.onSpinWait();
-            }
-            for (int spin = ThreadLocalRandom.current().nextInt(20_000); spin > 0; spin--) {
-                Thread.onSpinWait();
-            }
-            db.close();
-            caller.join(10_000);
-            if (caller.isAlive()) {
-                wrong.add("a caller still ran 10 s after the close");
-            }
+            race.race(n -> {
+                db.hget("h", "f" + n % 100);
+                db.zscore("z", "m");
+                db.set("s", "v");
+                db.get("s");
+            }, db::close);
         }
-        System.out.println("met " + met);
-        if (!wrong.isEmpty()) {
-            System.out.println("wrong " + wrong);
-            System.exit(1);
-        }
-        System.out.println("done");
+        System.exit(race.report());
     }
 }
