@@ -129,7 +129,9 @@ final class MapCoding<K, V> {
             into.buffer = new byte[3 * n];
         }
         byte[] b = into.buffer;
-        into.bytes = b;
+        if (into.bytes != b) { // nearly always b already: no reference store (and its collector barrier) per lookup
+            into.bytes = b;
+        }
         int seen = 0;
         for (int i = 0; i < n; i++) { // no branch per char: the common, ASCII case
             char c = s.charAt(i);
