@@ -1,6 +1,8 @@
 package dev.ferrite.internal;
 
+import dev.ferrite.FerriteException;
 import dev.ferrite.Segment;
+import dev.ferrite.SegmentClosedException;
 
 /**
  * Loads from a segment without its per-access range and closed checks, for the read paths of
@@ -21,20 +23,20 @@ public final class UncheckedAccess {
     /**
      * @param segment a handle of a Ferrite backend
      * @return it as the type these loads take
-     * @throws dev.ferrite.FerriteException if it is not one ({@link AbstractSegment} is every backend's)
+     * @throws FerriteException if it is not one ({@link AbstractSegment} is every backend's)
      */
     public static AbstractSegment of(Segment segment) {
         if (segment instanceof AbstractSegment a) {
             return a;
         }
-        throw new dev.ferrite.FerriteException("segment of class " + segment.getClass().getName()
+        throw new FerriteException("segment of class " + segment.getClass().getName()
                 + " is not a Ferrite backend's (" + AbstractSegment.class.getName() + ")");
     }
 
     /**
      * Checks that the handle is open, once for an operation's loads that follow.
      *
-     * @throws dev.ferrite.SegmentClosedException if it was closed (or its pool)
+     * @throws SegmentClosedException if it was closed (or its pool)
      */
     public static void checkOpen(AbstractSegment segment) {
         if (segment.closedNow()) {
