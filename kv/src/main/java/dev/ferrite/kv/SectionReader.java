@@ -148,7 +148,7 @@ final class SectionReader {
                 if (UncheckedAccess.mismatch(mem, b + BucketLayout.KEY, key, koff, klen) < 0) {
                     return readInline(v, b, w, klen, reader);
                 }
-                if (!unchanged(v, b, w)) {
+                if (!v.wordStill(b, w)) {
                     return RETRY; // a key compared while a writer changed the bucket
                 }
             } else if ((w & outsideMask) == outsideBits || (w & inlineMask) == inlineBits) {
@@ -162,11 +162,6 @@ final class SectionReader {
         return ABSENT;
     }
 
-    /** @return whether the word of the bucket at {@code b} of the view is still {@code w} (after the loads before it) */
-    private static boolean unchanged(SectionView v, long b, long w) {
-        VarHandle.acquireFence();
-        return UncheckedAccess.getLongVolatile(v.memory, b) == w;
-    }
 
     /**
      * Reads the value of an inline bucket whose key matched, its lengths checked against the bucket
@@ -204,12 +199,12 @@ final class SectionReader {
         try {
             r = reader.read(v.segment, valueAt, vl);
         } catch (RuntimeException e) {
-            if (unchanged(v, b, w)) {
+            if (v.wordStill(b, w)) {
                 throw e;
             }
             return RETRY;
         }
-        return unchanged(v, b, w) ? r : RETRY;
+        return v.wordStill(b, w) ? r : RETRY;
     }
 
     /**
@@ -224,15 +219,15 @@ final class SectionReader {
         // bytes are compared only once they are known to end inside it.
         AbstractSegment mem = v.memory;
         if (!v.entryFits(off)) {
-            return unchanged(v, b, w) ? damaged(v, b, w) : RETRY;
+            return v.wordStill(b, w) ? damaged(v, b, w) : RETRY;
         }
         if (UncheckedAccess.getInt(mem, off + EntryLayout.KEY_LENGTH) != klen || off + EntryLayout.KEY + klen > v.heapEnd
                 || UncheckedAccess.mismatch(mem, off + EntryLayout.KEY, key, koff, klen) >= 0) {
-            return unchanged(v, b, w) ? null : RETRY;
+            return v.wordStill(b, w) ? null : RETRY;
         }
         int vl = UncheckedAccess.getInt(mem, off + EntryLayout.VALUE_LENGTH);
         if (!v.lengthsFit(off, klen, vl) || verifyReads && (w & BucketLayout.ODD) == 0 && !v.checksumMatches(off, klen, vl)) {
-            return unchanged(v, b, w) ? damaged(v, b, w) : RETRY;
+            return v.wordStill(b, w) ? damaged(v, b, w) : RETRY;
         }
         return readValue(v, b, w, off + EntryLayout.KEY + klen, vl, reader);
     }
@@ -247,10 +242,10 @@ final class SectionReader {
         Segment seg = v.segment;
         SectionView.Saved e = v.saved(b, w);
         if (e == null) {
-            return unchanged(v, b, w) ? damaged(v, b, w) : RETRY;
+            return v.wordStill(b, w) ? damaged(v, b, w) : RETRY;
         }
         if (e.keyLength() != klen || seg.mismatch(e.keyAt(), key, koff, klen) >= 0) {
-            return unchanged(v, b, w) ? null : RETRY;
+            return v.wordStill(b, w) ? null : RETRY;
         }
         return readValue(v, b, w, e.valueAt(), e.valueLength(), reader);
     }

@@ -2,7 +2,6 @@ package dev.ferrite.kv;
 
 import dev.ferrite.Segment;
 
-import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -38,12 +37,12 @@ final class SectionScanner {
             try {
                 e = (w & BucketLayout.ODD) == 0 ? settled(v, b, w, check) : changing(v, b, w);
             } catch (RuntimeException torn) {
-                if (unchanged(seg, b, w)) {
+                if (v.wordStill(b, w)) {
                     throw torn;
                 }
                 continue;
             }
-            if (unchanged(seg, b, w)) {
+            if (v.wordStill(b, w)) {
                 return e;
             }
         }
@@ -179,11 +178,5 @@ final class SectionScanner {
             }
         }
         return false;
-    }
-
-    /** @return whether a bucket's word is still {@code w} (after the loads before it) */
-    static boolean unchanged(Segment seg, long b, long w) {
-        VarHandle.acquireFence();
-        return seg.getLongVolatile(b) == w;
     }
 }

@@ -6,6 +6,7 @@ import dev.ferrite.Segment;
 import dev.ferrite.internal.AbstractSegment;
 import dev.ferrite.internal.UncheckedAccess;
 
+import java.lang.invoke.VarHandle;
 import java.util.zip.CRC32C;
 
 import static dev.ferrite.kv.SectionLayout.BUCKETS;
@@ -137,6 +138,15 @@ final class SectionView {
     int nextBucket(int index) {
         int n = index + 1;
         return n == buckets ? 0 : n;
+    }
+
+    /**
+     * @return whether the word of the bucket at {@code bucketAt} is still {@code word}, read after
+     *     the loads before it (so the bytes they read were the entry that word announced)
+     */
+    boolean wordStill(long bucketAt, long word) {
+        VarHandle.acquireFence();
+        return UncheckedAccess.getLongVolatile(memory, bucketAt) == word;
     }
 
     /** @return whether an inline word's lengths are within the map's limits and its bucket */
