@@ -162,7 +162,6 @@ final class SectionReader {
         return ABSENT;
     }
 
-
     /**
      * Reads the value of an inline bucket whose key matched, its lengths checked against the bucket
      * (and its checksum, if reads verify) first.
