@@ -28,8 +28,9 @@ import java.util.concurrent.TimeUnit;
  * for the warm-up, sizing each side's block to about {@code M} ms (at least one call), then runs
  * the pairs, baseline first in even pairs and contender first in odd ones. Each pair gives the
  * ratio of the contender's time per operation to the baseline's; printed are the median of all
- * forks' pairs, their 10th and 90th percentiles, each fork's median, and each side's median time
- * per operation. Defaults: 2 forks, 400 pairs, 5 ms blocks, 10 s of warm-up.
+ * forks' pairs, their 10th and 90th percentiles, each fork's median with its two sides' median
+ * times per operation (forks often differ more than pairs do: where a fork's memory lands), and
+ * each side's median time per operation over the forks. Defaults: 2 forks, 400 pairs, 5 ms blocks, 10 s of warm-up.
  *
  * <p>A call goes through reflection (a few nanoseconds), so operations of a microsecond or less
  * carry that cost on both sides; and the two sides share one JVM's heap, JIT and caches. This is a
@@ -124,7 +125,7 @@ public final class Paired {
             Result res = summarize(baseline, contender, ratios, a, b);
             results.add(res);
             out.printf(Locale.ROOT, "  %s / %s: %.3f [%.3f-%.3f], forks %s; %s vs %s per operation%n", contender, baseline,
-                    res.median(), res.p10(), res.p90(), forkList(res.forkMedians()), time(res.contenderNanos()),
+                    res.median(), res.p10(), res.p90(), forkList(res.forkMedians(), b, a), time(res.contenderNanos()),
                     time(res.baselineNanos()));
         }
         return results;
@@ -259,10 +260,12 @@ public final class Paired {
         return sorted[(int) Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
     }
 
-    private static String forkList(double[] m) {
+    /** @return each fork's median ratio and, in brackets, its contender's and baseline's median times */
+    private static String forkList(double[] m, double[] contenderNanos, double[] baselineNanos) {
         StringBuilder s = new StringBuilder();
-        for (double x : m) {
-            s.append(s.length() == 0 ? "" : " ").append(String.format(Locale.ROOT, "%.3f", x));
+        for (int f = 0; f < m.length; f++) {
+            s.append(f == 0 ? "" : " ").append(String.format(Locale.ROOT, "%.3f", m[f]))
+                    .append(" (").append(time(contenderNanos[f])).append(" vs ").append(time(baselineNanos[f])).append(')');
         }
         return s.toString();
     }
