@@ -30,7 +30,8 @@ import java.util.concurrent.TimeUnit;
  * ratio of the contender's time per operation to the baseline's; printed are the median of all
  * forks' pairs, their 10th and 90th percentiles, each fork's median with its two sides' median
  * times per operation (forks often differ more than pairs do: where a fork's memory lands), and
- * each side's median time per operation over the forks. Defaults: 2 forks, 400 pairs, 5 ms blocks, 10 s of warm-up.
+ * each side's median time per operation over the forks. Defaults: 2 forks, 400 pairs, 5 ms
+ * blocks, 10 s of warm-up.
  *
  * <p>A call goes through reflection (a few nanoseconds), so operations of a microsecond or less
  * carry that cost on both sides; and the two sides share one JVM's heap, JIT and caches. This is a
