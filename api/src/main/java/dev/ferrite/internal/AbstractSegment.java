@@ -536,23 +536,25 @@ public abstract class AbstractSegment extends SegmentPrimitives implements Segme
 
     /** The walk of {@link #mismatch(long, byte[], int, int)} without its checks: for a caller that checked already. */
     final long mismatchAt(long off, byte[] other, int otherOff, int len) {
-        int i = 0;
         if (len >= 8) {
-            // Eight bytes a step, the last step ending at len (it may overlap the one before, whose
-            // bytes were equal): no byte-wise tail for a length of eight or more.
+            // The first eight bytes, the middle ones eight a step, then eight ending at len (they may
+            // overlap the step before, whose bytes were equal): a key of 8 to 16 bytes takes two
+            // compares and no loop, and no length of eight or more a byte-wise tail.
+            long diff = loadLongAt(off) ^ (long) LONGS_LE.get(other, otherOff);
+            if (diff != 0) {
+                return Long.numberOfTrailingZeros(diff) >>> 3;
+            }
             int last = len - 8;
-            while (true) {
-                long diff = loadLongAt(off + i) ^ (long) LONGS_LE.get(other, otherOff + i);
+            for (int i = 8; i < last; i += 8) {
+                diff = loadLongAt(off + i) ^ (long) LONGS_LE.get(other, otherOff + i);
                 if (diff != 0) {
                     return i + (Long.numberOfTrailingZeros(diff) >>> 3);
                 }
-                if (i == last) {
-                    return -1;
-                }
-                i = Math.min(i + 8, last);
             }
+            diff = loadLongAt(off + last) ^ (long) LONGS_LE.get(other, otherOff + last);
+            return diff == 0 ? -1 : last + (Long.numberOfTrailingZeros(diff) >>> 3);
         }
-        for (; i < len; i++) {
+        for (int i = 0; i < len; i++) {
             if (loadByte(baseAt(off + i), posAt(off + i)) != other[otherOff + i]) {
                 return i;
             }
