@@ -101,6 +101,27 @@ public final class FerriteSortedMap<K, V> extends SortedView<K, V> implements Au
     }
 
     /**
+     * How many keys are below each of two keys, counted in one state of the map: their difference
+     * is exact while writers change the map, which two {@link #countBelow(Object)} calls (two reads,
+     * between which keys below may come and go) do not promise.
+     *
+     * @param lo a key (need not be in the map)
+     * @param hi a key (need not be in the map)
+     * @return a new array of two: the keys below {@code lo}, then the keys below {@code hi}
+     * @throws NullPointerException if a key is null
+     * @throws FerriteException     if a key is longer than the map takes
+     */
+    public long[] countBelow(K lo, K hi) {
+        byte[] l = coding.lookupKey(Objects.requireNonNull(lo, "lo"));
+        byte[] h = coding.lookupKey(Objects.requireNonNull(hi, "hi"));
+        if (l == null || h == null) {
+            throw new FerriteException("key longer than the longest sorted map " + store.describe() + " takes, " + store.maxKey);
+        }
+        store.checkOpen();
+        return store.reader().countsBelow(l, h);
+    }
+
+    /**
      * @param index a position in key order, from 0
      * @return the entry at that position, or null if the map has no more than {@code index} entries
      * @throws IllegalArgumentException if the index is negative

@@ -358,6 +358,22 @@ final class TreeReader {
         }
     }
 
+    /**
+     * @return the entries below {@code lo} and below {@code hi}, both counted in one published tree
+     *         (two {@link #countBelow} calls may count in two)
+     */
+    long[] countsBelow(byte[] lo, byte[] hi) {
+        byte[] buf = buffers.get();
+        while (true) {
+            long root = roots.getAsLong();
+            long below = rank(root, lo, false, buf);
+            long belowHi = below < 0 ? -1 : rank(root, hi, false, buf);
+            if (below >= 0 && belowHi >= 0) {
+                return new long[] {below, belowHi};
+            }
+        }
+    }
+
     /** @return the entries of the tree at {@code root}, or -1 if the tree moved on meanwhile (start over) */
     private long total(long root, byte[] buf) {
         if (root == 0) {

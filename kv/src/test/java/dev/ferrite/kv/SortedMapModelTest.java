@@ -17,6 +17,7 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.function.BiFunction;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
@@ -64,6 +65,9 @@ class SortedMapModelTest {
                     }
                     case 9 -> {
                         assertEquals(model.headMap(k).size(), map.countBelow(k), "rank " + k);
+                        String k2 = key(r, keySpace);
+                        assertArrayEquals(new long[] {model.headMap(k).size(), model.headMap(k2).size()}, map.countBelow(k, k2),
+                                "ranks of " + k + " and " + k2);
                         int i = model.isEmpty() ? 0 : r.nextInt(model.size() + 1);
                         Map.Entry<String, String> e = map.entryAt(i);
                         assertEquals(i == model.size() ? null : new ArrayList<>(model.keySet()).get(i), e == null ? null : e.getKey());

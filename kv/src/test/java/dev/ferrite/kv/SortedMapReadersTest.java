@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -90,6 +91,45 @@ class SortedMapReadersTest {
                 assertEquals(acked.get(i), map.get(key(i)), key(i) + " after the writer ended");
             }
             assertEquals(KEYS, map.size());
+        }
+    }
+
+    /**
+     * Two ranks read by {@code countBelow(lo, hi)} come from one state: while another thread adds
+     * and removes fifty keys below {@code lo}, the keys between the two bounds always count exactly
+     * their fixed number.
+     */
+    @Test
+    void twoRanksAreCountedInOneState() throws Exception {
+        try (FerriteSortedMap<String, Long> map = FerriteSortedMap.builder(Codec.utf8(), Codec.int64())
+                .pool(pool, "ranks").create()) {
+            for (int i = 0; i < 300; i++) {
+                map.put("b-" + key(i), 0L);
+            }
+            AtomicBoolean stop = new AtomicBoolean();
+            CompletableFuture<Void> writer = CompletableFuture.runAsync(() -> {
+                while (!stop.get()) {
+                    map.atomically(() -> {
+                        for (int i = 0; i < 50; i++) {
+                            map.put("a-" + key(i), 0L);
+                        }
+                    });
+                    map.atomically(() -> {
+                        for (int i = 0; i < 50; i++) {
+                            map.remove("a-" + key(i));
+                        }
+                    });
+                }
+            });
+            try {
+                for (int n = 0; n < 20_000 && !writer.isDone(); n++) {
+                    long[] below = map.countBelow("b-", "c-");
+                    assertEquals(300, below[1] - below[0], "keys between b- and c- at read " + n + ", " + below[0] + " below");
+                }
+            } finally {
+                stop.set(true);
+                writer.get(60, TimeUnit.SECONDS);
+            }
         }
     }
 }

@@ -291,16 +291,16 @@ final class CollectionStore implements AutoCloseable {
     }
 
     /**
-     * Where collection {@code id}'s elements lie among all the store's entries. Two reads of the
-     * tree: one state inside {@link #change}; outside, a writer between them may move the ranks
-     * ({@link #elementAtRank} then finds an entry that is not the collection's).
+     * Where collection {@code id}'s elements lie among all the store's entries, both ranks counted
+     * in one state of the tree (so the size is the collection's at that instant, whatever other
+     * collections' writers and the sweeper change). Outside {@link #change}, a writer after it may
+     * move the ranks ({@link #elementAtRank} then finds an entry that is not the collection's).
      *
      * @return the rank of its first element and its size
      */
     Span span(long id) {
-        long first = tree.countBelow(CollectionLayout.elementsFrom(id));
-        long above = tree.countBelow(CollectionLayout.elementsTo(id));
-        return new Span(first, Math.max(0, above - first));
+        long[] below = tree.countBelow(CollectionLayout.elementsFrom(id), CollectionLayout.elementsTo(id));
+        return new Span(below[0], Math.max(0, below[1] - below[0]));
     }
 
     /** Where a collection's elements lie among the store's entries: the rank of the first, and how many. */
