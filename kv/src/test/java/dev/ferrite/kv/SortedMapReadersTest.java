@@ -13,6 +13,7 @@ import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -107,8 +108,10 @@ class SortedMapReadersTest {
                 map.put("b-" + key(i), 0L);
             }
             AtomicBoolean stop = new AtomicBoolean();
+            AtomicLong changes = new AtomicLong();
             CompletableFuture<Void> writer = CompletableFuture.runAsync(() -> {
                 while (!stop.get()) {
+                    changes.incrementAndGet();
                     map.atomically(() -> {
                         for (int i = 0; i < 50; i++) {
                             map.put("a-" + key(i), 0L);
@@ -122,7 +125,10 @@ class SortedMapReadersTest {
                 }
             });
             try {
-                for (int n = 0; n < 20_000 && !writer.isDone(); n++) {
+                // 20,000 reads and 2,000 rounds of the writer at least (30 s at most): a host too busy to run
+                // both threads at once checks less, never wrongly.
+                long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                for (long n = 0; (changes.get() < 2_000 || n < 20_000) && !writer.isDone() && System.nanoTime() < end; n++) {
                     long[] below = map.countBelow("b-", "c-");
                     assertEquals(300, below[1] - below[0], "keys between b- and c- at read " + n + ", " + below[0] + " below");
                 }
