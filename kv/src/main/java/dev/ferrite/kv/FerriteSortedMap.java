@@ -112,11 +112,8 @@ public final class FerriteSortedMap<K, V> extends SortedView<K, V> implements Au
      * @throws FerriteException     if a key is longer than the map takes
      */
     public long[] countBelow(K lo, K hi) {
-        byte[] l = coding.lookupKey(Objects.requireNonNull(lo, "lo"));
-        byte[] h = coding.lookupKey(Objects.requireNonNull(hi, "hi"));
-        if (l == null || h == null) {
-            throw new FerriteException("key longer than the longest sorted map " + store.describe() + " takes, " + store.maxKey);
-        }
+        byte[] l = coding.key(lo);
+        byte[] h = coding.key(hi);
         store.checkOpen();
         return store.reader().countsBelow(l, h);
     }
