@@ -10,8 +10,9 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -32,6 +33,12 @@ class InPlaceUpdateTest {
     /** Longs in the test value, all equal when the value is whole. */
     private static final int WORDS = 12;
 
+    /** Updates each run makes at least. */
+    private static final long MIN_UPDATES = 20_000;
+
+    /** Reads each reader makes at least while the value changes, unless 60 s pass first. */
+    private static final long MIN_READS = 100;
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.ferrite.kv.MapTargets#backends")
     void readersNeverSeeAValueHalfChanged(String backend) throws Exception {
@@ -46,15 +53,15 @@ class InPlaceUpdateTest {
                 }
                 AtomicBoolean stop = new AtomicBoolean();
                 AtomicReference<Throwable> failure = new AtomicReference<>();
-                AtomicLong reads = new AtomicLong();
+                AtomicLongArray reads = new AtomicLongArray(4);
                 Thread[] readers = {
-                    new Thread(() -> read(stop, failure, reads, () -> check(map.get(key), words))),
-                    new Thread(() -> read(stop, failure, reads, () -> {
+                    new Thread(() -> read(stop, failure, reads, 0, () -> check(map.get(key), words))),
+                    new Thread(() -> read(stop, failure, reads, 1, () -> {
                         Long n = map.readValue(key, (seg, off, len) -> wholeValue(seg, off, len));
                         assertNotNull(n, "the key is always present");
                         assertTrue(n != Long.MIN_VALUE, "the value returned was half changed");
                     })),
-                    new Thread(() -> read(stop, failure, reads, () -> {
+                    new Thread(() -> read(stop, failure, reads, 2, () -> {
                         // A reader that throws on bytes changing under it: the map runs it again, the caller sees no throw.
                         Long n = map.readValue(key, (seg, off, len) -> {
                             long whole = wholeValue(seg, off, len);
@@ -65,7 +72,7 @@ class InPlaceUpdateTest {
                         });
                         assertNotNull(n, "the key is always present");
                     })),
-                    new Thread(() -> read(stop, failure, reads, () -> {
+                    new Thread(() -> read(stop, failure, reads, 3, () -> {
                         boolean found = false;
                         for (Map.Entry<byte[], byte[]> e : map.entrySet()) {
                             if (new String(e.getKey(), StandardCharsets.UTF_8).equals("struct")) {
@@ -79,9 +86,13 @@ class InPlaceUpdateTest {
                 for (Thread t : readers) {
                     t.start();
                 }
-                long updates = 20_000;
-                for (long n = 1; n <= updates && failure.get() == null; n++) {
-                    long next = n;
+                // At least MIN_UPDATES, and on until every reader has read MIN_READS times: a busy host
+                // may start a reader late.
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                long updates = 0;
+                while (failure.get() == null
+                        && (updates < MIN_UPDATES || fewestReads(reads) < MIN_READS && System.nanoTime() < deadline)) {
+                    long next = ++updates;
                     assertTrue(map.updateValue(key, (seg, off, len) -> {
                         for (int w = 0; w < len / 8; w++) {
                             seg.putLong(off + 8L * w, next);
@@ -96,7 +107,7 @@ class InPlaceUpdateTest {
                 if (failure.get() != null) {
                     throw new AssertionError("a reader saw a broken value (" + words * 8 + "-byte values)", failure.get());
                 }
-                assertTrue(reads.get() > 0);
+                assertTrue(fewestReads(reads) > 0, "every reader read while the value changed: " + reads);
                 assertEquals(updates, check(map.get(key), words));
                 assertEquals(0, map.stats().damagedReads(), "no read met a checksum that failed");
             }
@@ -149,11 +160,19 @@ class InPlaceUpdateTest {
         void run();
     }
 
-    private static void read(AtomicBoolean stop, AtomicReference<Throwable> failure, AtomicLong reads, Check check) {
+    private static long fewestReads(AtomicLongArray reads) {
+        long fewest = Long.MAX_VALUE;
+        for (int i = 0; i < reads.length(); i++) {
+            fewest = Math.min(fewest, reads.get(i));
+        }
+        return fewest;
+    }
+
+    private static void read(AtomicBoolean stop, AtomicReference<Throwable> failure, AtomicLongArray reads, int reader, Check check) {
         try {
             while (!stop.get()) {
                 check.run();
-                reads.incrementAndGet();
+                reads.incrementAndGet(reader);
             }
         } catch (Throwable t) {
             failure.compareAndSet(null, t);

@@ -84,13 +84,17 @@ final class KillRound {
             for (Thread t : ackReaders) {
                 t.join();
             }
+            long readDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30); // a busy host may start the reader late
+            while (readCount.get() == 0 && readerError.get() == null && reader.isAlive() && System.nanoTime() - readDeadline < 0) {
+                Thread.sleep(10);
+            }
             stop.set(true);
             reader.join();
         }
         if (readerError.get() != null) {
             throw new AssertionError("a read during the writes failed", readerError.get());
         }
-        assertTrue(readCount.get() > 0);
+        assertTrue(readCount.get() > 0, "the reader read nothing in the round");
     }
 
     /**

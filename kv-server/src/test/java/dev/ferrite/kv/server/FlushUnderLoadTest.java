@@ -7,7 +7,9 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -22,6 +24,7 @@ class FlushUnderLoadTest extends ServerFixture {
     void flushesAmidWritersFailNoCommandAndKeepLaterWrites() throws Exception {
         startServer(b -> b.threads(2));
         AtomicBoolean stop = new AtomicBoolean();
+        AtomicLongArray written = new AtomicLongArray(2);
         ExecutorService pool = Executors.newFixedThreadPool(3);
         try {
             List<Future<Long>> writers = new ArrayList<>();
@@ -37,14 +40,17 @@ class FlushUnderLoadTest extends ServerFixture {
                             assertEquals("OK", set);
                             assertTrue(get == null || "v".equals(get), String.valueOf(get));
                             assertTrue(c.call("DBSIZE") instanceof Long);
-                            n++;
+                            written.set(id, ++n);
                         }
                     }
                     return n;
                 }));
             }
             try (RespClient c = new RespClient(server.port())) {
-                for (int i = 0; i < 40; i++) {
+                // 40 flushes at least, and on until each writer has written 20 keys (a busy host may
+                // start one late), or 60 s have passed
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                for (int i = 0; i < 40 || Math.min(written.get(0), written.get(1)) < 20 && System.nanoTime() < deadline; i++) {
                     c.call("SELECT", Integer.toString(i % 2));
                     assertEquals("OK", c.call(i % 3 == 0 ? "FLUSHALL" : "FLUSHDB"));
                     Thread.sleep(20);
@@ -52,7 +58,7 @@ class FlushUnderLoadTest extends ServerFixture {
             }
             stop.set(true);
             for (Future<Long> w : writers) {
-                assertTrue(w.get() > 0);
+                assertTrue(w.get() > 0, "each writer wrote while the databases were flushed: " + written);
             }
             try (RespClient c = new RespClient(server.port())) {
                 assertEquals("OK", c.call("FLUSHALL"));
