@@ -55,18 +55,22 @@ public final class BatchClaim {
     /**
      * Publishes every message of the batch at once.
      *
-     * @throws FerriteException if the claim is not open
+     * @throws FerriteException if the claim is not open, or if its queue or producer was closed
+     *         on another thread meanwhile (the messages are then not published)
      */
     public void commit() {
-        checkOpen();
+        checkOpen("committed");
         open = false;
         long header = RecordLayout.header(recordLength, type);
         // The later headers are plain stores: the consumer reaches them only through the first
-        // record, whose header is written last with an ordered store that publishes them all.
+        // record, whose header is set last, by a CAS that publishes them all.
         for (int i = count - 1; i > 0; i--) {
             segment.putLong(firstOffset + (long) i * stride, header);
         }
-        producer.publish(firstOffset, header);
+        if (!producer.endClaim(firstOffset, count * stride, header)) {
+            throw new FerriteException("batch claim was not committed: " + producer
+                    + " was closed meanwhile, which aborted it");
+        }
     }
 
     /**
@@ -75,14 +79,24 @@ public final class BatchClaim {
      * @throws FerriteException if the claim is not open
      */
     public void abort() {
-        checkOpen();
-        open = false;
-        producer.publish(firstOffset, RecordLayout.header(count * stride, RecordLayout.PADDING_TYPE));
+        checkOpen("aborted");
+        abandon();
     }
 
-    private void checkOpen() {
+    /** Aborts the claim if it is open and nobody ended it meanwhile; never throws. For the producer's close. */
+    void abandon() {
+        if (open) {
+            open = false;
+            producer.endClaim(firstOffset, count * stride,
+                    RecordLayout.header(count * stride, RecordLayout.PADDING_TYPE));
+        }
+    }
+
+    private void checkOpen(String how) {
         if (!open) {
-            throw new FerriteException("batch claim is not open: it was committed or aborted already");
+            throw new FerriteException(producer.isClosed()
+                    ? "batch claim was not " + how + ": " + producer + " was closed, which aborted it"
+                    : "batch claim is not open: it was committed or aborted already");
         }
     }
 }

@@ -41,12 +41,15 @@ public final class Claim {
     /**
      * Publishes the message.
      *
-     * @throws FerriteException if the claim is not open
+     * @throws FerriteException if the claim is not open, or if its queue or producer was closed
+     *         on another thread meanwhile (the message is then not published)
      */
     public void commit() {
-        checkOpen();
+        checkOpen("committed");
         open = false;
-        producer.publish(headerOffset, RecordLayout.header(recordLength, type));
+        if (!producer.endClaim(headerOffset, recordLength, RecordLayout.header(recordLength, type))) {
+            throw new FerriteException("claim was not committed: " + producer + " was closed meanwhile, which aborted it");
+        }
     }
 
     /**
@@ -55,14 +58,23 @@ public final class Claim {
      * @throws FerriteException if the claim is not open
      */
     public void abort() {
-        checkOpen();
-        open = false;
-        producer.publish(headerOffset, RecordLayout.header(recordLength, RecordLayout.PADDING_TYPE));
+        checkOpen("aborted");
+        abandon();
     }
 
-    private void checkOpen() {
+    /** Aborts the claim if it is open and nobody ended it meanwhile; never throws. For the producer's close. */
+    void abandon() {
+        if (open) {
+            open = false;
+            producer.endClaim(headerOffset, recordLength, RecordLayout.header(recordLength, RecordLayout.PADDING_TYPE));
+        }
+    }
+
+    private void checkOpen(String how) {
         if (!open) {
-            throw new FerriteException("claim is not open: it was committed or aborted already");
+            throw new FerriteException(producer.isClosed()
+                    ? "claim was not " + how + ": " + producer + " was closed, which aborted it"
+                    : "claim is not open: it was committed or aborted already");
         }
     }
 }

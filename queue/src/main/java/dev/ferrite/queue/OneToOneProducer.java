@@ -1,5 +1,7 @@
 package dev.ferrite.queue;
 
+import dev.ferrite.CorruptFileException;
+
 import static dev.ferrite.queue.QueueLayout.HEAD_CACHE_OFFSET;
 import static dev.ferrite.queue.QueueLayout.RING_OFFSET;
 import static dev.ferrite.queue.QueueLayout.TAIL_OFFSET;
@@ -259,10 +261,28 @@ final class OneToOneProducer extends RingProducer {
         }
     }
 
-    /** The exact tail goes to TAIL at close, so a clean close leaves nothing to follow. */
+    /**
+     * At close TAIL goes as far as the headers show, which is the exact tail unless a close on
+     * another thread meets an offer whose header is not written yet: TAIL never passes a header
+     * that reads 0, or a consumer would wait there for good if that offer never ends.
+     */
     @Override
     void closing() {
-        storeTail();
+        long t = Math.max(storedTail, ring.head());
+        try {
+            while (t < tail) {
+                long h = segment.getLongVolatile(ring.offsetOf(t));
+                if (h == 0) {
+                    break;
+                }
+                t += RecordLayout.length(h) > 0 ? ring.checkPublished(h, t) : ring.checkInProgress(h, t);
+            }
+        } catch (CorruptFileException e) {
+            // damage past the stored tail: the next producer's take-over meets it and says so
+        }
+        if (t > storedTail) {
+            segment.putLongOrdered(TAIL_OFFSET, Math.min(t, tail));
+        }
     }
 
     /** Stores the tail in TAIL. Out of line ({@link JitHints}): once per {@link #tailLag} bytes. */

@@ -123,7 +123,11 @@ public interface Producer extends AutoCloseable {
     /** @return bytes this producer knows have been claimed so far in the queue's life */
     long position();
 
-    /** Aborts an open claim and gives the producer's place back; later calls throw. Idempotent. */
+    /**
+     * Aborts an open claim and gives the producer's place back; later calls throw. Idempotent. May
+     * run on another thread than the producer's (as {@link IpcQueue#close()} does): a commit racing
+     * it either publishes or throws, and what was sent before stays.
+     */
     @Override
     void close();
 }

@@ -46,7 +46,7 @@ abstract sealed class RingProducer extends LinePadding implements Producer permi
     private final BatchClaim batchClaim;
     /** Position just past this producer's last claim. */
     long tail;
-    private boolean closed;
+    private volatile boolean closed;
 
     RingProducer(IpcQueue queue, Ring ring, EndpointSlot slot, int slotIndex, QueueSpec spec) {
         this.queue = queue;
@@ -99,8 +99,24 @@ abstract sealed class RingProducer extends LinePadding implements Producer permi
      * publish the tail.
      */
     final void markInProgress(long at, int reserved) {
-        segment.putLongOrdered(at, header(-reserved, owner));
+        segment.putLongOrdered(at, inProgressHeader(reserved));
         publishTail();
+    }
+
+    /** @return the header that marks {@code reserved} claimed bytes in progress by this producer */
+    final long inProgressHeader(int reserved) {
+        return header(-reserved, owner);
+    }
+
+    /**
+     * Ends an open claim: turns its in-progress header into {@code header} by CAS, so that of this
+     * producer's thread, a close on another thread and a consumer skipping the claim as abandoned,
+     * exactly one decides what the record becomes.
+     *
+     * @return false if the header no longer marks the claim in progress (someone else ended it)
+     */
+    final boolean endClaim(long at, int reserved, long header) {
+        return segment.compareAndSetLong(at, inProgressHeader(reserved), header);
     }
 
     /**
@@ -126,11 +142,6 @@ abstract sealed class RingProducer extends LinePadding implements Producer permi
     private void endRecord(long at, int recordLength, int type) {
         segment.putLongOrdered(at, header(recordLength, type));
         publishTail();
-    }
-
-    /** Writes a record's final header (an ordered store: the payload before it is visible first). */
-    final void publish(long at, long header) {
-        segment.putLongOrdered(at, header);
     }
 
     // ---- checks -------------------------------------------------------------------------------
@@ -340,18 +351,20 @@ abstract sealed class RingProducer extends LinePadding implements Producer permi
         return tail;
     }
 
+    /** @return whether {@link #close()} has begun, on any thread */
+    final boolean isClosed() {
+        return closed;
+    }
+
     @Override
     public void close() {
         if (closed) {
             return;
         }
-        if (claim.open) {
-            claim.abort();
-        }
-        if (batchClaim.open) {
-            batchClaim.abort();
-        }
         closed = true;
+        // Another thread may be committing these at this instant: each claim ends once, by CAS.
+        claim.abandon();
+        batchClaim.abandon();
         closing();
         slot.release();
         queue.endpointClosed(this);
