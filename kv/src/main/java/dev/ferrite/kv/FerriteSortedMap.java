@@ -3,6 +3,8 @@ package dev.ferrite.kv;
 import dev.ferrite.ChunkPool;
 import dev.ferrite.FerriteException;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
@@ -209,6 +211,38 @@ public final class FerriteSortedMap<K, V> extends SortedView<K, V> implements Au
         }
         TreeReader.Hit h = store.reader().at(k, index);
         return h == null ? null : new SimpleImmutableEntry<>(coding.decodeKey(h.key()), coding.decodeValue(h.value()));
+    }
+
+    /**
+     * A page of a range by position: up to {@code max} entries in key order, from the
+     * {@code index}-th key at or above {@code from} and below {@code to}. The position and the
+     * entries of the leaf page it lies in are read from one state of the map; entries beyond that
+     * leaf are read leaf by leaf, as an iterator reads them. One descent to the position, where
+     * {@link #entryAt(Object, long)} and a sub-map's iterator take two and one more.
+     *
+     * @param from  the range's lowest key (need not be in the map)
+     * @param index a position among the range's keys, from 0
+     * @param to    the key the range ends before (need not be in the map), or null for none
+     * @param max   the most entries to return, at least 1
+     * @return a new list of the entries, in key order; empty if the range holds no more than
+     *         {@code index} keys
+     * @throws IllegalArgumentException if the index is negative or {@code max} is below 1
+     * @throws NullPointerException     if {@code from} is null
+     * @throws FerriteException         if a key is longer than the map takes
+     */
+    public List<Map.Entry<K, V>> entriesAt(K from, long index, K to, int max) {
+        if (index < 0 || max < 1) {
+            throw new IllegalArgumentException("index " + index + " must be at least 0 and max " + max + " at least 1");
+        }
+        byte[] f = coding.key(from);
+        byte[] t = to == null ? null : coding.key(to);
+        store.checkOpen();
+        List<TreeReader.Hit> hits = store.reader().runAt(f, index, max, t, false);
+        List<Map.Entry<K, V>> out = new ArrayList<>(hits.size());
+        for (TreeReader.Hit h : hits) {
+            out.add(new SimpleImmutableEntry<>(coding.decodeOwnedKey(h.key()), coding.decodeValue(h.value())));
+        }
+        return out;
     }
 
     /** @return the longest key this map takes, in bytes */

@@ -66,6 +66,11 @@ final class SortedCoding<K, V> {
         return Codecs.decode(keyCodec, b, false);
     }
 
+    /** Decodes a key whose array nothing else holds: a {@code byte[]} key is that array. */
+    K decodeOwnedKey(byte[] b) {
+        return Codecs.decode(keyCodec, b, true);
+    }
+
     V decodeValue(byte[] b) {
         return b == null ? null : Codecs.decode(valueCodec, b, true);
     }

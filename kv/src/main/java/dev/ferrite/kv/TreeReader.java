@@ -158,21 +158,11 @@ final class TreeReader {
                     }
                 }
                 if (pos >= 0 && pos < count) {
-                    List<Hit> hits = new ArrayList<>(Math.min(max, up ? count - pos : pos + 1));
-                    for (int i = pos; i >= 0 && i < count && hits.size() < max; i += up ? 1 : -1) {
-                        int at = PageLayout.entry(buf, number, i, LEAF_ENTRY_HEADER);
-                        int kl = PageLayout.leafKeyLength(buf, number, at);
-                        int from = at + LEAF_ENTRY_HEADER;
-                        if (bound != null && beyond(buf, from, from + kl, bound, boundInclusive, up)) {
-                            return new Run(hits, true);
-                        }
-                        byte[] v = value(root, buf, number, at);
-                        if (v == null) {
-                            continue retry;
-                        }
-                        hits.add(new Hit(Arrays.copyOfRange(buf, from, from + kl), v));
+                    Run r = collect(root, buf, number, pos, count, up, max, bound, boundInclusive);
+                    if (r == null) {
+                        continue retry;
                     }
-                    return new Run(hits, false);
+                    return r;
                 }
                 ref = fallback;
                 fallback = 0;
@@ -180,6 +170,42 @@ final class TreeReader {
             }
             return new Run(List.of(), true);
         }
+    }
+
+    /**
+     * The entries of a copied leaf from position {@code pos} in a run's direction, as far as the
+     * leaf, {@code max} and the bound go. The bound is compared with the last entry the run may
+     * take first: when that one is within it, so are all before it, and no other is compared.
+     *
+     * @return the entries, or null if an overflow value moved (the read starts over)
+     */
+    private Run collect(long root, byte[] buf, int number, int pos, int count, boolean up, int max,
+                        byte[] bound, boolean boundInclusive) {
+        int n = Math.min(max, up ? count - pos : pos + 1);
+        int step = up ? 1 : -1;
+        boolean checkEach = bound != null && beyondAt(buf, number, pos + step * (n - 1), bound, boundInclusive, up);
+        List<Hit> hits = new ArrayList<>(n);
+        for (int k = 0, i = pos; k < n; k++, i += step) {
+            int at = PageLayout.entry(buf, number, i, LEAF_ENTRY_HEADER);
+            int kl = PageLayout.leafKeyLength(buf, number, at);
+            int from = at + LEAF_ENTRY_HEADER;
+            if (checkEach && beyond(buf, from, from + kl, bound, boundInclusive, up)) {
+                return new Run(hits, true);
+            }
+            byte[] v = value(root, buf, number, at);
+            if (v == null) {
+                return null;
+            }
+            hits.add(new Hit(Arrays.copyOfRange(buf, from, from + kl), v));
+        }
+        return new Run(hits, false);
+    }
+
+    /** @return whether the key of a copied leaf's entry {@code i} lies beyond a bound in a run's direction */
+    private static boolean beyondAt(byte[] buf, int number, int i, byte[] bound, boolean inclusive, boolean up) {
+        int at = PageLayout.entry(buf, number, i, LEAF_ENTRY_HEADER);
+        int from = at + LEAF_ENTRY_HEADER;
+        return beyond(buf, from, from + PageLayout.leafKeyLength(buf, number, at), bound, inclusive, up);
     }
 
     /** @return whether the key {@code buf[from, to)} lies beyond a bound in a run's direction */
@@ -266,9 +292,27 @@ final class TreeReader {
      *         published tree
      */
     Hit at(byte[] from, long index) {
+        List<Hit> hits = runAt(from, index, 1, null, false);
+        return hits.isEmpty() ? null : hits.get(0);
+    }
+
+    /**
+     * Up to {@code max} entries in ascending key order from a position: those of the leaf that
+     * holds the position are found with the position in one published tree; the rest, leaf by
+     * leaf, as an iteration reads them.
+     *
+     * @param from  a key, or null for the first
+     * @param index a position among the keys from {@code from} on (0 the first at or above it)
+     * @param max   the most entries to return, at least 1
+     * @param bound the highest key to return, or null for none
+     * @param boundInclusive whether an entry whose key is the bound is returned
+     * @return the entries (none if there are not more than {@code index})
+     */
+    List<Hit> runAt(byte[] from, long index, int max, byte[] bound, boolean boundInclusive) {
         byte[] buf = buffers.get();
+        Run first = null;
         retry:
-        while (true) {
+        while (first == null) {
             long root = roots.getAsLong();
             long base = from == null ? 0 : rank(root, from, false, buf);
             if (base < 0) {
@@ -276,8 +320,11 @@ final class TreeReader {
             }
             long ref = root;
             long rest = base + index;
+            if (rest < 0) { // past any tree's size
+                return List.of();
+            }
             long subtree = -1; // the entries under ref, from its parent's entry (unknown for the root)
-            for (int depth = 0; ref != 0 && rest >= 0; depth++) {
+            for (int depth = 0; ref != 0; depth++) {
                 if (!read(root, ref, buf, depth)) {
                     continue retry;
                 }
@@ -305,7 +352,7 @@ final class TreeReader {
                             rest -= c;
                         }
                         if (i == count) {
-                            return null;
+                            return List.of();
                         }
                     }
                     subtree = PageLayout.childCount(buf, number, i);
@@ -313,18 +360,26 @@ final class TreeReader {
                     continue;
                 }
                 if (rest >= count) {
-                    return null;
+                    return List.of();
                 }
-                int at = PageLayout.entry(buf, number, (int) rest, LEAF_ENTRY_HEADER);
-                int kl = PageLayout.leafKeyLength(buf, number, at);
-                byte[] v = value(root, buf, number, at);
-                if (v == null) {
-                    continue retry;
-                }
-                return new Hit(Arrays.copyOfRange(buf, at + LEAF_ENTRY_HEADER, at + LEAF_ENTRY_HEADER + kl), v);
+                first = collect(root, buf, number, (int) rest, count, true, max, bound, boundInclusive);
+                continue retry;
             }
-            return null;
+            return List.of();
         }
+        List<Hit> hits = first.hits();
+        if (first.last() || hits.size() == max || hits.isEmpty()) {
+            return hits;
+        }
+        List<Hit> all = new ArrayList<>(hits);
+        while (all.size() < max) {
+            Run next = run(all.get(all.size() - 1).key(), Rel.GT, max - all.size(), bound, boundInclusive);
+            all.addAll(next.hits());
+            if (next.last() || next.hits().isEmpty()) {
+                break;
+            }
+        }
+        return all;
     }
 
     /** @return entries in the map */

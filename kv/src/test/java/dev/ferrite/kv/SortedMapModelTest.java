@@ -75,6 +75,18 @@ class SortedMapModelTest {
                         int j = from.isEmpty() ? 0 : r.nextInt(from.size() + 1);
                         Map.Entry<String, String> f = map.entryAt(k, j);
                         assertEquals(j == from.size() ? null : from.get(j), f == null ? null : f.getKey(), "entry " + j + " from " + k);
+                        String to = r.nextInt(4) == 0 ? null : key(r, keySpace);
+                        int max = 1 + r.nextInt(r.nextBoolean() ? 3 : 300);
+                        List<String> range = new ArrayList<>((to == null ? model.tailMap(k, true)
+                                : k.compareTo(to) <= 0 ? model.subMap(k, true, to, false) : model.subMap(k, true, k, false)).keySet());
+                        int at = r.nextInt(range.size() + 2);
+                        List<String> expected = range.subList(Math.min(at, range.size()), Math.min(range.size(), at + max));
+                        List<String> got = new ArrayList<>();
+                        for (Map.Entry<String, String> x : map.entriesAt(k, at, to, max)) {
+                            assertEquals(model.get(x.getKey()), x.getValue(), "value of " + x.getKey());
+                            got.add(x.getKey());
+                        }
+                        assertEquals(expected, got, max + " entries at " + at + " from " + k + " below " + to);
                     }
                     case 10 -> {
                         String k2 = key(r, keySpace);
@@ -177,6 +189,13 @@ class SortedMapModelTest {
                 Map.Entry<String, String> f = map.entryAt(a, j);
                 String expected = atOrAbove + j == keys.size() ? null : keys.get(atOrAbove + j);
                 assertEquals(expected, f == null ? null : f.getKey(), "entry " + j + " from " + a);
+                int max = 1 + r.nextInt(i % 2 == 0 ? 100 : 2_000); // within a leaf, and across several
+                int end = below(keys, b, false);
+                int first = Math.min(atOrAbove + j, Math.max(atOrAbove, end));
+                List<String> page = keys.subList(first, Math.max(first, Math.min(end, first + max)));
+                List<String> got = new ArrayList<>();
+                map.entriesAt(a, j, b, max).forEach(x -> got.add(x.getKey()));
+                assertEquals(page, got, max + " entries at " + j + " from " + a + " below " + b);
             }
         }
     }

@@ -322,6 +322,14 @@ final class CollectionStore implements AutoCloseable {
         return keyOf(e, id, CollectionLayout.ELEMENT);
     }
 
+    /**
+     * @return up to {@code max} elements of collection {@code id} from the {@code index}-th (0 the
+     *         first) on, in order: one descent to the first ({@link FerriteSortedMap#entriesAt})
+     */
+    List<Map.Entry<byte[], byte[]>> elementsAt(long id, long index, int max) {
+        return tree.entriesAt(CollectionLayout.elementsFrom(id), index, CollectionLayout.elementsTo(id), max);
+    }
+
     /** @return the entry's key if it is one of collection {@code id}'s keys of that kind, else null (also for no entry) */
     private static byte[] keyOf(Map.Entry<byte[], byte[]> e, long id, byte kind) {
         return e == null || CollectionLayout.id(e.getKey()) != id || e.getKey()[CollectionLayout.ID_BYTES] != kind ? null : e.getKey();

@@ -189,18 +189,14 @@ final class ListCommands {
         // From the head the list's length is not needed: the range ends at its stop or the list's end.
         long[] span = start >= 0 && stop >= 0 ? (start <= stop ? new long[] {start, stop} : null)
                 : span(start, stop, store.size(id));
-        byte[] first = span == null ? null : store.elementAt(id, span[0]);
-        if (first == null) {
+        if (span == null) {
             return Replies.array(List.of());
         }
-        // Bounded by the last element too, so that only the range's elements are read.
-        byte[] last = store.elementAt(id, span[1]);
-        NavigableMap<byte[], byte[]> range = last == null ? store.elements(id).tailMap(first, true)
-                : store.elements(id).subMap(first, true, last, true);
-        Iterator<byte[]> it = range.values().iterator();
-        List<RedisMessage> out = new ArrayList<>((int) Math.min(span[1] - span[0], 1023) + 1);
-        for (long i = span[0]; i <= span[1] && it.hasNext(); i++) {
-            out.add(Replies.bulk(it.next()));
+        List<Map.Entry<byte[], byte[]>> elements = store.elementsAt(id, span[0],
+                (int) Math.min(span[1] - span[0] + 1, Integer.MAX_VALUE));
+        List<RedisMessage> out = new ArrayList<>(elements.size());
+        for (Map.Entry<byte[], byte[]> e : elements) {
+            out.add(Replies.bulk(e.getValue()));
         }
         return Replies.array(out);
     }
