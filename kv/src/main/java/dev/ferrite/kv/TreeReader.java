@@ -234,10 +234,22 @@ final class TreeReader {
      *         it), or -1 if the tree moved on meanwhile (start over)
      */
     private long rank(long root, byte[] key, boolean inclusive, byte[] buf) {
-        long ref = root;
-        long below = 0;
-        long subtree = -1; // the entries under ref, from its parent's entry (unknown for the root)
-        for (int depth = 0; ref != 0; depth++) {
+        return rankFrom(root, root, 0, 0, -1, key, inclusive, buf);
+    }
+
+    /**
+     * A rank, from a page of the tree at {@code root} on.
+     *
+     * @param ref     the page to start at
+     * @param depth   its depth
+     * @param below   the entries left of it
+     * @param subtree the entries under it, from its parent's entry (-1: unknown, for the root)
+     * @return the entries of the tree whose keys are below {@code key} (or at most it), or -1 if
+     *         the tree moved on meanwhile (start over)
+     */
+    private long rankFrom(long root, long ref, int depth, long below, long subtree, byte[] key, boolean inclusive,
+                          byte[] buf) {
+        for (; ref != 0; depth++) {
             if (!read(root, ref, buf, depth)) {
                 return -1;
             }
@@ -253,6 +265,55 @@ final class TreeReader {
             return below + (found >= 0 ? found + (inclusive ? 1 : 0) : -found - 1);
         }
         return 0;
+    }
+
+    /**
+     * The ranks of two keys in the tree at {@code root}, in one descent while their paths agree:
+     * each page above the one where they part is copied once.
+     *
+     * @param out receives the entries below {@code lo} (or at most it) and below {@code hi}
+     * @return false if the tree moved on meanwhile (start over)
+     */
+    private boolean ranks(long root, byte[] lo, boolean loInclusive, byte[] hi, boolean hiInclusive, byte[] buf,
+                          long[] out) {
+        long ref = root;
+        long below = 0;
+        long subtree = -1;
+        for (int depth = 0; ref != 0; depth++) {
+            if (!read(root, ref, buf, depth)) {
+                return false;
+            }
+            int number = SortedLayout.refPage(ref);
+            if (PageLayout.checkNode(buf, number, pageSize) == BRANCH) {
+                int i = PageLayout.searchBranch(buf, number, lo);
+                int j = PageLayout.searchBranch(buf, number, hi);
+                if (i == j) {
+                    below += countLeftOf(buf, number, i, subtree);
+                    subtree = PageLayout.childCount(buf, number, i);
+                    ref = PageLayout.childRef(buf, number, i);
+                    continue;
+                }
+                // The paths part here: take what the second needs before the first reuses the buffer.
+                long belowHi = below + countLeftOf(buf, number, j, subtree);
+                long subtreeHi = PageLayout.childCount(buf, number, j);
+                long refHi = PageLayout.childRef(buf, number, j);
+                long belowLo = below + countLeftOf(buf, number, i, subtree);
+                long a = rankFrom(root, PageLayout.childRef(buf, number, i), depth + 1, belowLo,
+                        PageLayout.childCount(buf, number, i), lo, loInclusive, buf);
+                long b = a < 0 ? -1 : rankFrom(root, refHi, depth + 1, belowHi, subtreeHi, hi, hiInclusive, buf);
+                out[0] = a;
+                out[1] = b;
+                return b >= 0;
+            }
+            int f = PageLayout.searchLeaf(buf, number, lo);
+            int g = PageLayout.searchLeaf(buf, number, hi);
+            out[0] = below + (f >= 0 ? f + (loInclusive ? 1 : 0) : -f - 1);
+            out[1] = below + (g >= 0 ? g + (hiInclusive ? 1 : 0) : -g - 1);
+            return true;
+        }
+        out[0] = 0;
+        out[1] = 0;
+        return true;
     }
 
     /**
@@ -403,8 +464,15 @@ final class TreeReader {
      */
     long countBetween(byte[] lo, boolean loInclusive, byte[] hi, boolean hiInclusive) {
         byte[] buf = buffers.get();
+        long[] both = new long[2];
         while (true) {
             long root = roots.getAsLong();
+            if (lo != null && hi != null) {
+                if (ranks(root, lo, !loInclusive, hi, hiInclusive, buf, both)) {
+                    return Math.max(0, both[1] - both[0]);
+                }
+                continue;
+            }
             long upper = hi == null ? total(root, buf) : rank(root, hi, hiInclusive, buf);
             long lower = lo == null || upper < 0 ? 0 : rank(root, lo, !loInclusive, buf);
             if (upper >= 0 && lower >= 0) {
@@ -419,14 +487,11 @@ final class TreeReader {
      */
     long[] countsBelow(byte[] lo, byte[] hi) {
         byte[] buf = buffers.get();
-        while (true) {
-            long root = roots.getAsLong();
-            long below = rank(root, lo, false, buf);
-            long belowHi = below < 0 ? -1 : rank(root, hi, false, buf);
-            if (below >= 0 && belowHi >= 0) {
-                return new long[] {below, belowHi};
-            }
+        long[] both = new long[2];
+        while (!ranks(roots.getAsLong(), lo, false, hi, false, buf, both)) {
+            // the tree moved on: count again
         }
+        return both;
     }
 
     /** @return the entries of the tree at {@code root}, or -1 if the tree moved on meanwhile (start over) */
