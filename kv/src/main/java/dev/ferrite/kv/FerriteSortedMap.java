@@ -217,8 +217,9 @@ public final class FerriteSortedMap<K, V> extends SortedView<K, V> implements Au
      * A page of a range by position: up to {@code max} entries in key order, from the
      * {@code index}-th key at or above {@code from} and below {@code to}. The position and the
      * entries of the leaf page it lies in are read from one state of the map; entries beyond that
-     * leaf are read leaf by leaf, as an iterator reads them. One descent to the position, where
-     * {@link #entryAt(Object, long)} and a sub-map's iterator take two and one more.
+     * leaf are read leaf by leaf, as an iterator reads them. The position is found as
+     * {@link #entryAt(Object, long)} finds it (the rank of {@code from}, then a descent by
+     * position); the entries are read on from there, with no descent of their own.
      *
      * @param from  the range's lowest key (need not be in the map)
      * @param index a position among the range's keys, from 0

@@ -46,7 +46,7 @@ abstract sealed class RingProducer extends LinePadding implements Producer permi
     private final BatchClaim batchClaim;
     /** Position just past this producer's last claim. */
     long tail;
-    private volatile boolean closed;
+    private boolean closed;
 
     RingProducer(IpcQueue queue, Ring ring, EndpointSlot slot, int slotIndex, QueueSpec spec) {
         this.queue = queue;
@@ -351,7 +351,7 @@ abstract sealed class RingProducer extends LinePadding implements Producer permi
         return tail;
     }
 
-    /** @return whether {@link #close()} has begun, on any thread */
+    /** @return whether {@link #close()} has begun (a close on another thread: once this thread sees it) */
     final boolean isClosed() {
         return closed;
     }

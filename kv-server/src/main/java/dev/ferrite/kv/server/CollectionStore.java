@@ -324,7 +324,7 @@ final class CollectionStore implements AutoCloseable {
 
     /**
      * @return up to {@code max} elements of collection {@code id} from the {@code index}-th (0 the
-     *         first) on, in order: one descent to the first ({@link FerriteSortedMap#entriesAt})
+     *         first) on, in order, read on from the first ({@link FerriteSortedMap#entriesAt})
      */
     List<Map.Entry<byte[], byte[]>> elementsAt(long id, long index, int max) {
         return tree.entriesAt(CollectionLayout.elementsFrom(id), index, CollectionLayout.elementsTo(id), max);
