@@ -285,14 +285,17 @@ public final class IpcQueue implements AutoCloseable {
     /**
      * Closes the producers and the consumer opened here, then the segment, or the pool if the
      * queue made it (which closes the segment). Idempotent; never throws for what other threads
-     * do meanwhile. A producer or consumer another thread uses meanwhile ends its call or throws
-     * {@link FerriteException}, and none crashes the JVM. Nothing sent is lost: an offer or commit
-     * that returned stays in the queue, an open claim is aborted (its commit then throws), and a
-     * poll cut short delivers its messages again to the next consumer (delivery is at least
-     * once). For that, a pool the queue made stays mapped until the collector finds the queue's handle
-     * unreachable; to have the memory back at once, give the queue a pool
-     * ({@link #create(ChunkPool, String, QueueSpec)}) and close it after the queue, once no thread
-     * uses the queue.
+     * do meanwhile.
+     *
+     * <p>A producer or consumer another thread uses meanwhile ends its call or throws
+     * {@link FerriteException}, and none crashes the JVM: a pool the queue made stays mapped until
+     * the collector finds the queue's handle unreachable (to have the memory back at once, give
+     * the queue a pool, {@link #create(ChunkPool, String, QueueSpec)}, and close it after the
+     * queue, once no thread uses the queue). Nothing sent is lost: an offer or commit that
+     * returned stays in the queue, an open claim is aborted (its commit then throws), and a poll
+     * cut short delivers its messages again to the next consumer (delivery is at least once). One
+     * limit: an offer whose thread stalls inside it for longer than the abandon timeout may find
+     * its record skipped as abandoned.
      */
     @Override
     public void close() {
