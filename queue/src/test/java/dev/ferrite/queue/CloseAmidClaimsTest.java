@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -83,7 +84,8 @@ class CloseAmidClaimsTest {
                 Thread.onSpinWait();
             }
             queue.close(); // never throws, whatever the other thread was doing
-            user.join();
+            user.join(30_000);
+            assertFalse(user.isAlive(), "round " + round + ": the sending thread still ran 30 s after the close");
             assertNull(unexpected.get());
             assertTrue(committed.get() > 0, "round " + round + ": nothing was committed before the close");
 
@@ -92,7 +94,7 @@ class CloseAmidClaimsTest {
             MessageHandler keep = (segment, offset, length, type) -> received.add(segment.getLong(offset));
             try (IpcQueue again = IpcQueue.open(spec)) {
                 Consumer next = again.consumer();
-                long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+                long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
                 while (last(early, received) < acked && System.nanoTime() - deadline < 0) {
                     if (next.poll(keep, 1024) == 0) {
                         Thread.sleep(1);
@@ -106,7 +108,8 @@ class CloseAmidClaimsTest {
                 try (Producer successor = again.producer()) {
                     assertTrue(successor.offer(bytes(-1), 0, 8, 1));
                 }
-                while (!after.contains(-1L) && System.nanoTime() - deadline < 0) {
+                long heard = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                while (!after.contains(-1L) && System.nanoTime() - heard < 0) {
                     next.poll((segment, offset, length, type) -> {
                         long n = segment.getLong(offset);
                         (n == -1 ? after : received).add(n);
