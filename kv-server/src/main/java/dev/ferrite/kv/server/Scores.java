@@ -11,6 +11,21 @@ import java.nio.charset.StandardCharsets;
  */
 final class Scores {
 
+    /** Digits {@link #plainDecimal} reads, leading zeros counted: the integer they make is below 2^53, so exact. */
+    private static final int PLAIN_DIGITS = 15;
+    /** Powers of ten, 10^0 to 10^15: each exact in a double. */
+    private static final double[] EXACT_POWERS = new double[PLAIN_DIGITS + 1];
+
+    /** Integral scores below this magnitude are written by {@link Long#toString}: fewer than 17 digits, no exponent. */
+    private static final double PLAIN_INTEGRAL = 1e15;
+
+    static {
+        EXACT_POWERS[0] = 1;
+        for (int i = 1; i < EXACT_POWERS.length; i++) {
+            EXACT_POWERS[i] = EXACT_POWERS[i - 1] * 10;
+        }
+    }
+
     private Scores() {
     }
 
@@ -19,6 +34,10 @@ final class Scores {
      *         {@code ERR value is not a valid float} says)
      */
     static Double parse(byte[] text) {
+        double plain = plainDecimal(text);
+        if (!Double.isNaN(plain)) {
+            return plain + 0.0;
+        }
         LongDouble.Value checked = LongDouble.parse(text);
         if (checked == null) {
             return null;
@@ -35,6 +54,42 @@ final class Scores {
         return d + 0.0;
     }
 
+    /**
+     * Reads the usual score, {@code [+-]digits[.digits]} with at most 15 digits, without
+     * allocating: its digits make an exact integer and the division by an exact power of ten
+     * rounds once, so the result is the correctly rounded double, as {@code strtod}'s; such a text
+     * can neither overflow nor underflow.
+     *
+     * @return the value, or NaN for any other text (the caller reads it the general way)
+     */
+    private static double plainDecimal(byte[] text) {
+        int n = text.length;
+        int i = n > 0 && (text[0] == '-' || text[0] == '+') ? 1 : 0;
+        boolean negative = i == 1 && text[0] == '-';
+        long digits = 0;
+        int count = 0;
+        int point = -1;
+        for (; i < n; i++) {
+            int c = text[i];
+            if (c >= '0' && c <= '9') {
+                if (++count > PLAIN_DIGITS) {
+                    return Double.NaN;
+                }
+                digits = digits * 10 + (c - '0');
+            } else if (c == '.' && point < 0) {
+                point = count;
+            } else {
+                return Double.NaN;
+            }
+        }
+        int fraction = point < 0 ? 0 : count - point;
+        if (count == 0 || point == count) {
+            return Double.NaN; // no digit, or none after the point: the general reader decides
+        }
+        double value = digits / EXACT_POWERS[fraction];
+        return negative ? -value : value;
+    }
+
     /** @return the score as Redis writes it in a reply */
     static byte[] format(double d) {
         return text(d).getBytes(StandardCharsets.US_ASCII);
@@ -47,6 +102,9 @@ final class Scores {
         }
         if (d == 0) {
             return "0";
+        }
+        if (Math.abs(d) < PLAIN_INTEGRAL && d == Math.rint(d)) {
+            return Long.toString((long) d);
         }
         BigDecimal exact = new BigDecimal(Double.toString(Math.abs(d))).stripTrailingZeros();
         String digits = exact.unscaledValue().toString();

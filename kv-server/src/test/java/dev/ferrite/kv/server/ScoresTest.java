@@ -46,6 +46,46 @@ class ScoresTest {
     }
 
     @Test
+    void shortDecimalsReadAsStrtodReadsThem() {
+        // the texts the allocation-free reader takes (up to 15 digits, a point, a sign) and some just past it
+        Random rng = new Random(11);
+        for (int i = 0; i < 200_000; i++) {
+            StringBuilder text = new StringBuilder();
+            int sign = rng.nextInt(3);
+            text.append(sign == 0 ? "" : sign == 1 ? "-" : "+");
+            int digits = 1 + rng.nextInt(17);
+            int point = rng.nextInt(digits + 2) - 1; // -1: none
+            for (int d = 0; d < digits; d++) {
+                if (d == point) {
+                    text.append('.');
+                }
+                text.append((char) ('0' + rng.nextInt(10)));
+            }
+            String t = text.toString();
+            assertEquals(Double.parseDouble(t) + 0.0, parse(t), t);
+        }
+        for (String t : new String[] {"5.", "-.5", "+0", "-0.0", "000000000000000", "999999999999999", "0.000000000000001"}) {
+            assertEquals(Double.parseDouble(t) + 0.0, parse(t), t);
+        }
+        for (String invalid : new String[] {".", "-", "+", "1..2", "1.2.3", "-+1", "1-"}) {
+            assertNull(parse(invalid), invalid);
+        }
+    }
+
+    @Test
+    void integralScoresAreWrittenAsTheirExactDigits() {
+        // below 1e15 the digits of an integral double are its shortest text, as Redis writes it
+        Random rng = new Random(5);
+        for (int i = 0; i < 200_000; i++) {
+            double d = Math.floor(rng.nextDouble() * Math.pow(10, rng.nextInt(16))) * (rng.nextBoolean() ? 1 : -1);
+            String expected = d == 0 ? "0" : new java.math.BigDecimal(d).toPlainString();
+            assertEquals(expected, Scores.text(d), expected);
+        }
+        assertEquals("999999999999999", Scores.text(999_999_999_999_999.0));
+        assertEquals("1000000000000000", Scores.text(1e15));
+    }
+
+    @Test
     void everyDoubleReadsBackFromItsText() {
         Random rng = new Random(42);
         for (int i = 0; i < 200_000; i++) {
