@@ -232,18 +232,40 @@ public final class FerriteSortedMap<K, V> extends SortedView<K, V> implements Au
      * @throws FerriteException         if a key is longer than the map takes
      */
     public List<Map.Entry<K, V>> entriesAt(K from, long index, K to, int max) {
+        List<TreeReader.Hit> hits = hitsAt(from, index, to, max, true);
+        List<Map.Entry<K, V>> out = new ArrayList<>(hits.size());
+        for (TreeReader.Hit h : hits) {
+            out.add(new SimpleImmutableEntry<>(coding.decodeOwnedKey(h.key()), coding.decodeValue(h.value())));
+        }
+        return out;
+    }
+
+    /**
+     * The values of {@link #entriesAt entriesAt(from, index, to, max)}'s entries, read as it reads
+     * them, without copying or decoding their keys.
+     *
+     * @return a new list of the values, in their keys' order
+     * @throws IllegalArgumentException if the index is negative or {@code max} is below 1
+     * @throws NullPointerException     if {@code from} is null
+     * @throws FerriteException         if a key is longer than the map takes
+     */
+    public List<V> valuesAt(K from, long index, K to, int max) {
+        List<TreeReader.Hit> hits = hitsAt(from, index, to, max, false);
+        List<V> out = new ArrayList<>(hits.size());
+        for (TreeReader.Hit h : hits) {
+            out.add(coding.decodeValue(h.value()));
+        }
+        return out;
+    }
+
+    private List<TreeReader.Hit> hitsAt(K from, long index, K to, int max, boolean keys) {
         if (index < 0 || max < 1) {
             throw new IllegalArgumentException("index " + index + " must be at least 0 and max " + max + " at least 1");
         }
         byte[] f = coding.key(from);
         byte[] t = to == null ? null : coding.key(to);
         store.checkOpen();
-        List<TreeReader.Hit> hits = store.reader().runAt(f, index, max, t, false);
-        List<Map.Entry<K, V>> out = new ArrayList<>(hits.size());
-        for (TreeReader.Hit h : hits) {
-            out.add(new SimpleImmutableEntry<>(coding.decodeOwnedKey(h.key()), coding.decodeValue(h.value())));
-        }
-        return out;
+        return store.reader().runAt(f, index, max, t, false, keys);
     }
 
     /** @return the longest key this map takes, in bytes */

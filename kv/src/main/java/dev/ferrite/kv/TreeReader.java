@@ -28,7 +28,10 @@ final class TreeReader {
         }
     }
 
-    /** A key and its value, as bytes. */
+    /**
+     * A key and its value, as bytes. The key is null in a read for values only, except in the last
+     * hit of a {@link Run}, where an iteration goes on from.
+     */
     record Hit(byte[] key, byte[] value) {
     }
 
@@ -120,6 +123,11 @@ final class TreeReader {
      *         whether the run met its bound
      */
     Run run(byte[] key, Rel rel, int max, byte[] bound, boolean boundInclusive) {
+        return run(key, rel, max, bound, boundInclusive, true);
+    }
+
+    /** As {@link #run(byte[], Rel, int, byte[], boolean)}; {@code keys} false: hits but the run's last without a key. */
+    private Run run(byte[] key, Rel rel, int max, byte[] bound, boolean boundInclusive, boolean keys) {
         byte[] buf = buffers.get();
         boolean up = rel.ascending();
         retry:
@@ -158,7 +166,7 @@ final class TreeReader {
                     }
                 }
                 if (pos >= 0 && pos < count) {
-                    Run r = collect(root, buf, number, pos, count, up, max, bound, boundInclusive);
+                    Run r = collect(root, buf, number, pos, count, up, max, bound, boundInclusive, keys);
                     if (r == null) {
                         continue retry;
                     }
@@ -175,12 +183,13 @@ final class TreeReader {
     /**
      * The entries of a copied leaf from position {@code pos} in a run's direction, as far as the
      * leaf, {@code max} and the bound go. The bound is compared with the last entry the run may
-     * take first: when that one is within it, so are all before it, and no other is compared.
+     * take first: when that one is within it, so are all before it, and no other is compared. With
+     * {@code keys} false only the last entry's key is copied (the next run starts after it).
      *
      * @return the entries, or null if an overflow value moved (the read starts over)
      */
     private Run collect(long root, byte[] buf, int number, int pos, int count, boolean up, int max,
-                        byte[] bound, boolean boundInclusive) {
+                        byte[] bound, boolean boundInclusive, boolean keys) {
         int n = Math.min(max, up ? count - pos : pos + 1);
         int step = up ? 1 : -1;
         boolean checkEach = bound != null && beyondAt(buf, number, pos + step * (n - 1), bound, boundInclusive, up);
@@ -196,7 +205,7 @@ final class TreeReader {
             if (v == null) {
                 return null;
             }
-            hits.add(new Hit(Arrays.copyOfRange(buf, from, from + kl), v));
+            hits.add(new Hit(keys || k == n - 1 ? Arrays.copyOfRange(buf, from, from + kl) : null, v));
         }
         return new Run(hits, false);
     }
@@ -353,7 +362,7 @@ final class TreeReader {
      *         published tree
      */
     Hit at(byte[] from, long index) {
-        List<Hit> hits = runAt(from, index, 1, null, false);
+        List<Hit> hits = runAt(from, index, 1, null, false, true);
         return hits.isEmpty() ? null : hits.get(0);
     }
 
@@ -367,9 +376,10 @@ final class TreeReader {
      * @param max   the most entries to return, at least 1
      * @param bound the highest key to return, or null for none
      * @param boundInclusive whether an entry whose key is the bound is returned
+     * @param keys  whether every hit gets its key (else the values only, see {@link Hit})
      * @return the entries (none if there are not more than {@code index})
      */
-    List<Hit> runAt(byte[] from, long index, int max, byte[] bound, boolean boundInclusive) {
+    List<Hit> runAt(byte[] from, long index, int max, byte[] bound, boolean boundInclusive, boolean keys) {
         byte[] buf = buffers.get();
         Run first = null;
         retry:
@@ -423,7 +433,7 @@ final class TreeReader {
                 if (rest >= count) {
                     return List.of();
                 }
-                first = collect(root, buf, number, (int) rest, count, true, max, bound, boundInclusive);
+                first = collect(root, buf, number, (int) rest, count, true, max, bound, boundInclusive, keys);
                 continue retry;
             }
             return List.of();
@@ -434,7 +444,7 @@ final class TreeReader {
         }
         List<Hit> all = new ArrayList<>(hits);
         while (all.size() < max) {
-            Run next = run(all.get(all.size() - 1).key(), Rel.GT, max - all.size(), bound, boundInclusive);
+            Run next = run(all.get(all.size() - 1).key(), Rel.GT, max - all.size(), bound, boundInclusive, keys);
             all.addAll(next.hits());
             if (next.last() || next.hits().isEmpty()) {
                 break;

@@ -87,6 +87,9 @@ class SortedMapModelTest {
                             got.add(x.getKey());
                         }
                         assertEquals(expected, got, max + " entries at " + at + " from " + k + " below " + to);
+                        List<String> values = new ArrayList<>();
+                        expected.forEach(x -> values.add(model.get(x)));
+                        assertEquals(values, map.valuesAt(k, at, to, max), max + " values at " + at + " from " + k + " below " + to);
                     }
                     case 10 -> {
                         String k2 = key(r, keySpace);
@@ -196,6 +199,9 @@ class SortedMapModelTest {
                 List<String> got = new ArrayList<>();
                 map.entriesAt(a, j, b, max).forEach(x -> got.add(x.getKey()));
                 assertEquals(page, got, max + " entries at " + j + " from " + a + " below " + b);
+                List<String> values = new ArrayList<>();
+                map.entriesAt(a, j, b, max).forEach(x -> values.add(x.getValue()));
+                assertEquals(values, map.valuesAt(a, j, b, max), max + " values at " + j + " from " + a + " below " + b);
             }
         }
     }

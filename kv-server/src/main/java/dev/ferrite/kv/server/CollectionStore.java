@@ -323,11 +323,12 @@ final class CollectionStore implements AutoCloseable {
     }
 
     /**
-     * @return up to {@code max} elements of collection {@code id} from the {@code index}-th (0 the
-     *         first) on, in order, read on from the first ({@link FerriteSortedMap#entriesAt})
+     * @return the values of up to {@code max} elements of collection {@code id} from the
+     *         {@code index}-th (0 the first) on, in order, read on from the first
+     *         ({@link FerriteSortedMap#valuesAt})
      */
-    List<Map.Entry<byte[], byte[]>> elementsAt(long id, long index, int max) {
-        return tree.entriesAt(CollectionLayout.elementsFrom(id), index, CollectionLayout.elementsTo(id), max);
+    List<byte[]> valuesAt(long id, long index, int max) {
+        return tree.valuesAt(CollectionLayout.elementsFrom(id), index, CollectionLayout.elementsTo(id), max);
     }
 
     /** @return the entry's key if it is one of collection {@code id}'s keys of that kind, else null (also for no entry) */

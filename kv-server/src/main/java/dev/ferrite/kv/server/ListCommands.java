@@ -192,13 +192,7 @@ final class ListCommands {
         if (span == null) {
             return Replies.array(List.of());
         }
-        List<Map.Entry<byte[], byte[]>> elements = store.elementsAt(id, span[0],
-                (int) Math.min(span[1] - span[0] + 1, Integer.MAX_VALUE));
-        List<RedisMessage> out = new ArrayList<>(elements.size());
-        for (Map.Entry<byte[], byte[]> e : elements) {
-            out.add(Replies.bulk(e.getValue()));
-        }
-        return Replies.array(out);
+        return Replies.bulks(store.valuesAt(id, span[0], (int) Math.min(span[1] - span[0] + 1, Integer.MAX_VALUE)));
     }
 
     /** @return the store key of the element at a Redis index (negative from the end), or null */

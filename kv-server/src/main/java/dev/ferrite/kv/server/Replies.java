@@ -51,6 +51,18 @@ final class Replies {
     record Bulk(byte[] bytes) implements RedisMessage {
     }
 
+    /** @return an array reply of bulk strings over these arrays, not copied (the caller no longer changes them); a null one: nil */
+    static RedisMessage bulks(List<byte[]> items) {
+        return new Bulks(items);
+    }
+
+    /**
+     * An array of bulk strings that {@link RespWriter} writes from the arrays: one object a reply,
+     * where an array of {@link Bulk}s would be one an element.
+     */
+    record Bulks(List<byte[]> items) implements RedisMessage {
+    }
+
     static RedisMessage bulk(String text) {
         return bulk(text.getBytes(StandardCharsets.UTF_8));
     }

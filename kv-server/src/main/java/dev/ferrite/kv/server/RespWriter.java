@@ -37,12 +37,14 @@ final class RespWriter {
 
     private static void encode(RedisMessage reply, ByteBuf out) {
         if (reply instanceof Replies.Bulk bulk) {
-            byte[] b = bulk.bytes();
-            out.writeByte('$');
-            writeLong(out, b.length);
+            writeBulk(bulk.bytes(), out);
+        } else if (reply instanceof Replies.Bulks bulks) {
+            out.writeByte('*');
+            writeLong(out, bulks.items().size());
             out.writeBytes(CRLF);
-            out.writeBytes(b);
-            out.writeBytes(CRLF);
+            for (byte[] b : bulks.items()) {
+                writeBulk(b, out);
+            }
         } else if (reply instanceof FullBulkStringRedisMessage bulk) {
             if (bulk.isNull()) {
                 out.writeBytes(NIL_BULK);
@@ -92,6 +94,19 @@ final class RespWriter {
         } else {
             throw new IllegalArgumentException("no RESP2 encoding for " + reply.getClass().getName());
         }
+    }
+
+    /** Writes a bulk string, or nil for null. */
+    private static void writeBulk(byte[] b, ByteBuf out) {
+        if (b == null) {
+            out.writeBytes(NIL_BULK);
+            return;
+        }
+        out.writeByte('$');
+        writeLong(out, b.length);
+        out.writeBytes(CRLF);
+        out.writeBytes(b);
+        out.writeBytes(CRLF);
     }
 
     /** Writes a long's decimal digits without making a String. */
