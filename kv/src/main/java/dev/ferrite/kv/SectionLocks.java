@@ -6,7 +6,7 @@ import dev.ferrite.internal.pool.Backoff;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 import static dev.ferrite.kv.MapLayout.LINE_COUNT;
 import static dev.ferrite.kv.MapLayout.LINE_LOCK;
@@ -15,7 +15,8 @@ import static dev.ferrite.kv.SectionLayout.USED;
 
 /**
  * The sections' write locks: a lock word in each section's line, taken by CAS with this map's
- * client lock word; a holder that died is found by the liveness rule of its client slot, and its
+ * client lock word by a thread that first took the section's owner slot in this process (so the
+ * lock word names this map's client slot only while that thread holds it); a holder that died is found by the liveness rule of its client slot, and its
  * lock taken over, the section repaired (an in-place update it cut short undone, then a rebuild)
  * before the new holder writes. A lock is not reentrant: a thread that asks again for a lock it
  * holds gets an {@code IllegalStateException}. Thread-safe.
@@ -33,24 +34,52 @@ final class SectionLocks {
     private final Segment header;
     private final SectionViews views;
     private final MapClients.Held client;
-    /** The thread of this process holding each section's lock, or null. */
-    private final Thread[] lockOwners;
+    /**
+     * The thread of this map handle that holds each section's lock or is taking it, or null; taken
+     * by CAS before the lock word, given back after it.
+     */
+    private final AtomicReferenceArray<Thread> lockOwners;
 
     SectionLocks(MapStore store, SectionViews views, MapClients.Held client) {
         this.store = store;
         this.header = store.header;
         this.views = views;
         this.client = client;
-        this.lockOwners = new Thread[store.sectionCount];
+        this.lockOwners = new AtomicReferenceArray<>(store.sectionCount);
     }
 
     void lock(int section) {
         store.checkOpen();
         Thread me = Thread.currentThread();
-        if (lockOwners[section] == me) {
+        if (lockOwners.get(section) == me) {
             throw new IllegalStateException("recursive update: this thread already holds the lock of map '" + store.name
                     + "' section " + section + " (a compute/merge function or updater must not write the map)");
         }
+        takeOwnerSlot(section, me);
+        try {
+            takeLockWord(section);
+        } catch (RuntimeException | Error e) {
+            lockOwners.set(section, null);
+            throw e;
+        }
+    }
+
+    /** Waits until no other thread of this handle holds or takes the section's lock, and claims it. */
+    private void takeOwnerSlot(int section, Thread me) {
+        Backoff backoff = null;
+        while (!lockOwners.compareAndSet(section, null, me)) {
+            if (backoff == null) {
+                backoff = new Backoff(SPINS, YIELDS, PARK_NANOS, PARK_NANOS);
+            }
+            backoff.idle();
+            if (backoff.checkLiveness()) {
+                store.checkOpen();
+            }
+        }
+    }
+
+    /** Takes the section's lock word for this handle, whose owner slot the caller holds. */
+    private void takeLockWord(int section) {
         long at = MapLayout.line(section) + LINE_LOCK;
         long mine = client.lockValue;
         Backoff backoff = null;
@@ -58,7 +87,6 @@ final class SectionLocks {
             long cur = header.getLongVolatile(at);
             if (cur == 0) {
                 if (header.compareAndSetLong(at, 0, mine)) {
-                    lockOwners[section] = me;
                     return;
                 }
                 continue;
@@ -77,22 +105,14 @@ final class SectionLocks {
     }
 
     /**
-     * Takes a section's lock from a dead holder and repairs the section; false if the holder may
-     * run. A lock word naming this map's own client slot while no thread of this process holds
-     * the lock (seen twice, a millisecond apart: a thread of ours sets its ownership right after
-     * its CAS and clears it right before its release) can only be damage, and is taken over too.
+     * Takes a section's lock word from a dead holder and repairs the section; false if the holder
+     * may run. The caller holds the section's owner slot. A lock word naming this map's own client
+     * slot can then only be damage (no other thread of this handle can hold it), and is taken over too.
      */
-    boolean takeOverIfDead(int section, long lock) {
+    private boolean takeOverIfDead(int section, long lock) {
         long at = MapLayout.line(section) + LINE_LOCK;
         String cause;
         if (lock == client.lockValue) {
-            if (lockOwners[section] != null) {
-                return false;
-            }
-            LockSupport.parkNanos(1_000_000);
-            if (lockOwners[section] != null || header.getLongVolatile(at) != lock) {
-                return false;
-            }
             cause = "its lock word names this process's own client slot, which does not hold it (damage)";
         } else {
             if (MapClients.lockHolderRuns(header, lock)) {
@@ -105,12 +125,11 @@ final class SectionLocks {
         if (!header.compareAndSetLong(at, lock, client.lockValue)) {
             return false;
         }
-        lockOwners[section] = Thread.currentThread();
         try {
             settleInPlaceUpdate(section);
             repair(section, cause);
         } catch (RuntimeException e) {
-            unlock(section);
+            header.putLongVolatile(at, 0);
             throw e;
         }
         return true;
@@ -128,19 +147,26 @@ final class SectionLocks {
         }
     }
 
+    /** Releases a section's lock: the lock word, then the owner slot. */
     void unlock(int section) {
-        lockOwners[section] = null;
         header.putLongVolatile(MapLayout.line(section) + LINE_LOCK, 0);
+        lockOwners.set(section, null);
     }
 
     /** At a writable open: repairs each section whose lock a dead process holds. */
     int repairDeadHolders() {
         int repaired = 0;
-        for (int s = 0; s < lockOwners.length; s++) {
+        Thread me = Thread.currentThread();
+        for (int s = 0; s < lockOwners.length(); s++) {
             long lock = header.getLongVolatile(MapLayout.line(s) + LINE_LOCK);
-            if (lock != 0 && takeOverIfDead(s, lock)) {
+            if (lock == 0 || !lockOwners.compareAndSet(s, null, me)) {
+                continue;
+            }
+            if (takeOverIfDead(s, lock)) {
                 unlock(s);
                 repaired++;
+            } else {
+                lockOwners.set(s, null);
             }
         }
         return repaired;
