@@ -15,10 +15,10 @@ import static dev.ferrite.kv.SectionLayout.USED;
 
 /**
  * The sections' write locks: a lock word in each section's line, taken by CAS with this map's
- * client lock word by a thread that first took the section's owner slot in this process (so the
- * lock word names this map's client slot only while that thread holds it); a holder that died is found by the liveness rule of its client slot, and its
- * lock taken over, the section repaired (an in-place update it cut short undone, then a rebuild)
- * before the new holder writes. A lock is not reentrant: a thread that asks again for a lock it
+ * client lock word by a thread that first took the section's owner slot in this handle (so the
+ * lock word names this map's client slot only while that thread holds it). A holder that died is
+ * found by the liveness rule of its client slot, and its lock taken over, the section repaired
+ * (an in-place update it cut short undone, then a rebuild) before the new holder writes. A lock is not reentrant: a thread that asks again for a lock it
  * holds gets an {@code IllegalStateException}. Thread-safe.
  */
 final class SectionLocks {
