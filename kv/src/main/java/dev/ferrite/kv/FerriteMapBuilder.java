@@ -28,6 +28,8 @@ public final class FerriteMapBuilder<K, V> {
     public static final int DEFAULT_MAX_KEY = 64 << 10;
     /** The longest value unless {@link #maxValueSize} says otherwise: 64 MiB. */
     public static final int DEFAULT_MAX_VALUE = 64 << 20;
+    /** Chunk size of a pool the builder makes, unless set ({@link #chunkSize}). */
+    static final long DEFAULT_CHUNK_SIZE = 256 << 10;
     /** Fewest sections a new map gets (unless its pool has too few names free). */
     static final int MIN_SECTIONS = 16;
     /** Most sections a new map gets. */
@@ -233,12 +235,15 @@ public final class FerriteMapBuilder<K, V> {
 
     /**
      * @param bytes chunk size of a pool the builder makes: a power of two from 4 KiB to 1 GiB
-     *              (default: the pool's, 1 MiB). A map touches the first page of each section's
-     *              segment when it is made, and on a file system that reads ahead megabytes per
-     *              page fault every touch can cost that much of a file pool's disk: smaller chunks
-     *              keep the sections' first pages together (a new map of 256 sections in a file
-     *              pool, Linux ext4 with 8 MiB read-ahead: 226 MB of disk with 1 MiB chunks, 6.6 MB
-     *              with 64 KiB ones)
+     *              (default 256 KiB). Each section's segment is a whole number of chunks, its
+     *              table taking what the rounding leaves, so smaller chunks keep a map's bytes
+     *              near what its load factor asks (16-byte keys, 100-byte values, 10M entries:
+     *              168 bytes an entry with 256 KiB chunks, 188 with 1 MiB), while the pool's
+     *              bookkeeping grows with {@code capacity / bytes} (8 bytes a chunk, held in RAM
+     *              for shm and process-local maps: 8 MiB at the default capacity and chunk size).
+     *              A map also touches the first page of each section's segment when it is made,
+     *              and on a file system that reads ahead megabytes per page fault every touch can
+     *              cost that much of a file pool's disk: smaller chunks keep those pages together
      * @return this builder
      * @throws InvalidSpecException if {@code bytes} is not a power of two from 4096 to 2^30
      */
@@ -310,9 +315,7 @@ public final class FerriteMapBuilder<K, V> {
         } else if (place.exists(name)) {
             throw new FerriteException("a map already exists at " + place.where() + "; open() it, or create with overwrite(true)");
         }
-        if (chunkSize > 0) {
-            spec.chunkSize(chunkSize);
-        }
+        spec.chunkSize(chunkSize > 0 ? chunkSize : DEFAULT_CHUNK_SIZE);
         ChunkPool made = place.backend().createPool(spec.build());
         try {
             return new FerriteMap<>(keyCodec, valueCodec, MapStore.create(made, name, shape(made), keyCodec, valueCodec, verifyReads), made);

@@ -6,9 +6,11 @@ import dev.ferrite.Ferrite;
 import dev.ferrite.InvalidSpecException;
 import dev.ferrite.Segment;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -129,6 +131,24 @@ class MapLoadFactorTest {
                 assertArrayEquals(model.get(k), map.get(key(k)), "key " + k);
             }
             assertEquals(0, map.verify());
+        }
+    }
+
+    @Test
+    void aPoolTheBuilderMakesHasChunksSmallEnoughThatRoundingCostsLittle(@TempDir Path dir) {
+        // Two sections sized for 6,750 entries each: tables of about 1.1 MiB, which whole 1 MiB chunks
+        // would round up to 2 MiB (310 bytes an entry instead of the factor's 160 or so).
+        int expected = 13_500;
+        FerriteMapBuilder<byte[], byte[]> b = FerriteMap.builder(Codec.bytes(), Codec.bytes()).file(dir.resolve("m"))
+                .sections(2).expectedEntries(expected).averageKeySize(16).averageValueSize(100);
+        try (FerriteMap<byte[], byte[]> map = b.create()) {
+            assertEquals(256 << 10, map.pool().chunkSize());
+            double perEntry = (double) map.stats().segmentBytes() / expected;
+            assertTrue(perEntry < 200, perEntry + " bytes an entry");
+        }
+        try (FerriteMap<byte[], byte[]> map = b.chunkSize(1 << 20).overwrite(true).create()) {
+            assertEquals(1 << 20, map.pool().chunkSize(), "a chunk size set is the pool's");
+            assertTrue(map.stats().segmentBytes() >= 4L << 20, "each section a whole 2 MiB");
         }
     }
 
