@@ -25,8 +25,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@link FerriteMapBuilder#loadFactor}: a section grows when a new key would take its load past the
- * factor, the map records the factor for every later opener, a damaged record is named, and a
- * table at the highest factor answers as a {@code HashMap} does through puts and removes.
+ * factor, the map records the factor for every later opener, a damaged record is named, a
+ * table at the highest factor answers as a {@code HashMap} does through puts and removes, and a
+ * pool the builder makes has chunks small enough that rounding to them costs little memory.
  */
 class MapLoadFactorTest {
 
