@@ -18,8 +18,9 @@ import static dev.ferrite.kv.SectionLayout.USED;
  * client lock word by a thread that first took the section's owner slot in this handle (so the
  * lock word names this map's client slot only while that thread holds it). A holder that died is
  * found by the liveness rule of its client slot, and its lock taken over, the section repaired
- * (an in-place update it cut short undone, then a rebuild) before the new holder writes. A lock is not reentrant: a thread that asks again for a lock it
- * holds gets an {@code IllegalStateException}. Thread-safe.
+ * (an in-place update it cut short undone, then a rebuild) before the new holder writes. A lock
+ * is not reentrant: a thread that asks again for a lock it holds gets an
+ * {@code IllegalStateException}. Thread-safe.
  */
 final class SectionLocks {
 
@@ -162,11 +163,16 @@ final class SectionLocks {
             if (lock == 0 || !lockOwners.compareAndSet(s, null, me)) {
                 continue;
             }
-            if (takeOverIfDead(s, lock)) {
-                unlock(s);
-                repaired++;
-            } else {
-                lockOwners.set(s, null);
+            boolean took = false;
+            try {
+                took = takeOverIfDead(s, lock);
+            } finally {
+                if (took) {
+                    unlock(s);
+                    repaired++;
+                } else {
+                    lockOwners.set(s, null); // also when the repair threw: the owner slot is given back
+                }
             }
         }
         return repaired;
