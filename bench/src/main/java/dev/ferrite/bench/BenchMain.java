@@ -45,8 +45,9 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * N passes of one fork per benchmark and merges them, N forks each: the forks of the benchmarks
  * compared alternate, so a machine that slows down for minutes slows each of them for a fork,
  * not one of them for all of its forks. Other arguments go to JMH (e.g. {@code -p backend=ffm}, a
- * benchmark regex, {@code -f 3}, {@code -prof gc}); JMH's {@code -l}, {@code -lp}, {@code -lprof}
- * and {@code -lrf} list and exit. {@code --help} prints this and JMH's options. Writes
+ * benchmark regex, {@code -f 3}, {@code -prof gc}; {@code -jvmArgsAppend} adds to the forks' flags,
+ * a flag given there winning over the bench's); JMH's {@code -l}, {@code -lp}, {@code -lprof} and
+ * {@code -lrf} list and exit. {@code --help} prints this and JMH's options. Writes
  * {@code results.json} (JMH JSON), {@code report.md} and {@code report.html} to {@code DIR} (default
  * {@code bench-results}) and prints their paths; {@code --publish} also writes the full tables to
  * {@code docs/BENCHMARKS.md} and the summary into {@code README.md} between its
@@ -154,16 +155,7 @@ public final class BenchMain {
             b.param("backend", availableBackends());
         }
         // Appended: a benchmark's own @Fork(jvmArgsPrepend) (Agrona's and Ferrite's checks off) still applies.
-        if (!user.getJvmArgsAppend().hasValue()) {
-            List<String> flags = JvmFlags.forks();
-            if (profile == Profile.SMOKE) {
-                // Measures nothing: no second per fork touching the heap, and C1 alone (a fork spends
-                // its 100 ms and its setup compiling; without C2 the whole run takes about a sixth less).
-                flags.remove(JvmFlags.PRE_TOUCH);
-                flags.add("-XX:TieredStopAtLevel=1");
-            }
-            b.jvmArgsAppend(flags.toArray(new String[0]));
-        }
+        b.jvmArgsAppend(forkFlags(profile, user).toArray(new String[0]));
         Files.createDirectories(dir);
         Path json = dir.resolve("results.json");
         b.result(json.toString()).resultFormat(ResultFormatType.JSON).shouldFailOnError(false);
@@ -256,6 +248,10 @@ public final class BenchMain {
             "  --publish   also write docs/BENCHMARKS.md and the summary in README.md (run from the repository root)",
             "  --help      this, then JMH's options",
             "",
+            "Each fork runs with the bench's JVM flags (-Xmx4g, the --add-opens Chronicle Map needs, ...);",
+            "JMH's -jvmArgsAppend \"...\" adds to them, a flag given there winning over the bench's, as",
+            "-jvmArgsAppend \"-Xmx14g -Djava.io.tmpdir=/dev/shm\" for the map at 10M entries.",
+            "",
             "java -jar bench/target/ferrite-bench.jar --redis [--rounds 4] [--requests 1000000] [--busy-poll 50]",
             "        [--persistence durable|none|both] [--out DIR] [--publish]",
             "  runs the KV server (its defaults, no busy polling) and a labelled variant with --busy-poll",
@@ -276,6 +272,27 @@ public final class BenchMain {
             "-f 3 -i 5 -r 1s, -prof gc; -l lists the benchmarks, -lp with their parameters, -lprof the profilers.",
             "",
             "JMH's options:");
+
+    /**
+     * The flags appended to each fork's command line: the bench's own ({@link JvmFlags#forks()}),
+     * then the user's {@code -jvmArgsAppend}, so that a user's flag overrides the bench's of the
+     * same name (the JVM takes the last {@code -Xmx} or {@code -D} it is given) and the others stay.
+     *
+     * @return a new list
+     */
+    static List<String> forkFlags(Profile profile, CommandLineOptions user) {
+        List<String> flags = JvmFlags.forks();
+        if (profile == Profile.SMOKE) {
+            // Measures nothing: no second per fork touching the heap, and C1 alone (a fork spends
+            // its 100 ms and its setup compiling; without C2 the whole run takes about a sixth less).
+            flags.remove(JvmFlags.PRE_TOUCH);
+            flags.add("-XX:TieredStopAtLevel=1");
+        }
+        if (user.getJvmArgsAppend().hasValue()) {
+            flags.addAll(user.getJvmArgsAppend().get());
+        }
+        return flags;
+    }
 
     /** Handles JMH's help and list options the way JMH's own launcher does; true if one was given. */
     private static boolean listed(CommandLineOptions user, ChainedOptionsBuilder b, PrintStream out)

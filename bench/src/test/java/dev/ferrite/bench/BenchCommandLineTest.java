@@ -9,8 +9,10 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.openjdk.jmh.runner.options.CommandLineOptions;
 
 /** The runner's own options and JMH's help and list options: they answer and run nothing. */
 class BenchCommandLineTest {
@@ -72,6 +74,22 @@ class BenchCommandLineTest {
                 new String[] {"--interleave", "2", "-f", "3", "--out", dir.toString(), "Mix"}, System.out));
         assertTrue(e.getMessage().contains("leave out -f"), e.getMessage());
         assertTrue(!dir.resolve("results.json").toFile().exists(), "nothing ran");
+    }
+
+    @Test
+    void jvmArgsAppendAddsToTheForksFlagsAndWinsOverThem() throws Exception {
+        List<String> plain = BenchMain.forkFlags(BenchMain.Profile.QUICK, new CommandLineOptions());
+        assertEquals(JvmFlags.forks(), plain);
+        List<String> flags = BenchMain.forkFlags(BenchMain.Profile.QUICK,
+                new CommandLineOptions("-jvmArgsAppend", "-Xmx14g -Djava.io.tmpdir=/dev/shm"));
+        assertEquals(plain, flags.subList(0, plain.size()), "the bench's own flags stay, first");
+        assertEquals(List.of("-Xmx14g", "-Djava.io.tmpdir=/dev/shm"), flags.subList(plain.size(), flags.size()),
+                "the user's come last, so the JVM takes their -Xmx");
+        assertTrue(plain.contains("-Xmx4g") && plain.contains(JvmFlags.PRE_TOUCH), plain.toString());
+        List<String> smoke = BenchMain.forkFlags(BenchMain.Profile.SMOKE,
+                new CommandLineOptions("-jvmArgsAppend", "-Xmx2g"));
+        assertTrue(!smoke.contains(JvmFlags.PRE_TOUCH) && smoke.contains("-XX:TieredStopAtLevel=1"), smoke.toString());
+        assertEquals("-Xmx2g", smoke.get(smoke.size() - 1));
     }
 
     @Test
