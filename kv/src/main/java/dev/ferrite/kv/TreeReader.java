@@ -381,7 +381,8 @@ final class TreeReader {
      */
     List<Hit> runAt(byte[] from, long index, int max, byte[] bound, boolean boundInclusive, boolean keys) {
         byte[] buf = buffers.get();
-        Run first = null;
+        // Index 0 is the entry at or above the key: one descent by key, no rank to find first.
+        Run first = index == 0 ? run(from, Rel.GE, max, bound, boundInclusive, keys) : null;
         retry:
         while (first == null) {
             long root = roots.getAsLong();

@@ -90,6 +90,11 @@ class SortedMapModelTest {
                         List<String> values = new ArrayList<>();
                         expected.forEach(x -> values.add(model.get(x)));
                         assertEquals(values, map.valuesAt(k, at, to, max), max + " values at " + at + " from " + k + " below " + to);
+                        List<String> head = new ArrayList<>(); // index 0, found by key: the first at or above it
+                        map.entriesAt(k, 0, to, max).forEach(x -> head.add(x.getKey()));
+                        assertEquals(range.subList(0, Math.min(range.size(), max)), head, max + " entries from " + k + " below " + to);
+                        Map.Entry<String, String> c = map.entryAt(k, 0);
+                        assertEquals(model.ceilingKey(k), c == null ? null : c.getKey(), "entry 0 from " + k);
                     }
                     case 10 -> {
                         String k2 = key(r, keySpace);
