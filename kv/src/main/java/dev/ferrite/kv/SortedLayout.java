@@ -66,6 +66,7 @@ final class SortedLayout {
     static final int MAX_PAGE_SIZE = 1 << 16;
     /** Most bytes of one extent: extents double up to this size, then stay at it. */
     static final long MAX_EXTENT_BYTES = 1L << 30;
+    private static final int MAX_EXTENT_SHIFT = Long.numberOfTrailingZeros(MAX_EXTENT_BYTES);
 
     private SortedLayout() {
     }
@@ -82,29 +83,36 @@ final class SortedLayout {
 
     /** @return pages extent {@code e} holds, for a first extent of {@code first} pages and pages of {@code pageSize} */
     static long extentPages(int e, long first, int pageSize) {
-        long most = Math.max(first, MAX_EXTENT_BYTES / pageSize);
-        return Math.min(most, first << Math.min(e, 40));
+        return first << Math.min(e, doublings(first, pageSize));
     }
 
     /** @return the index (from 0) of the first page of extent {@code e} */
     static long extentStart(int e, long first, int pageSize) {
-        long most = Math.max(first, MAX_EXTENT_BYTES / pageSize);
-        int doublings = Long.numberOfTrailingZeros(most / first); // extents before the size stops doubling
+        int doublings = doublings(first, pageSize);
         if (e <= doublings) {
             return first * ((1L << e) - 1);
         }
-        return first * ((1L << doublings) - 1) + (e - doublings) * most;
+        return first * ((1L << doublings) - 1) + ((long) (e - doublings) * first << doublings);
     }
 
-    /** @return the extent holding the page of index {@code index} (page number - 1) */
+    /** @return the extent holding the page of index {@code index} (page number - 1), by shifts alone */
     static int extentOf(long index, long first, int pageSize) {
-        long most = Math.max(first, MAX_EXTENT_BYTES / pageSize);
-        int doublings = Long.numberOfTrailingZeros(most / first);
+        int doublings = doublings(first, pageSize);
+        int firstShift = Long.numberOfTrailingZeros(first);
         long doubled = first * ((1L << doublings) - 1);
         if (index < doubled) {
-            return 63 - Long.numberOfLeadingZeros(index / first + 1);
+            return 63 - Long.numberOfLeadingZeros((index >>> firstShift) + 1);
         }
-        return doublings + (int) ((index - doubled) / most);
+        return doublings + (int) ((index - doubled) >>> (firstShift + doublings));
+    }
+
+    /**
+     * @return how many times the extents double before they reach {@link #MAX_EXTENT_BYTES}:
+     *         extent {@code e} holds {@code first << min(e, doublings)} pages ({@code first} and
+     *         {@code pageSize} are powers of two, as the header promises)
+     */
+    private static int doublings(long first, int pageSize) {
+        return Math.max(0, MAX_EXTENT_SHIFT - Integer.numberOfTrailingZeros(pageSize) - Long.numberOfTrailingZeros(first));
     }
 
     /** @return the root word for a page and its stamp */

@@ -23,7 +23,11 @@ final class CollectionWrite {
         final long id;
         /** Whether the collection is new (no element yet). */
         final boolean fresh;
-        /** Set by the change when it changed an element: the command's event is published. */
+        /**
+         * Set by the change when it changed an element: the command's event is published. A
+         * change that leaves it unset must have changed no element (an existing collection it
+         * leaves is not asked whether it is empty: it is as it was).
+         */
         boolean changed;
         /**
          * Set by a change that knows the collection holds an element after it (it put one and
@@ -151,7 +155,9 @@ final class CollectionWrite {
             o.result = store.change(() -> {
                 op[0] = new Op(existing == 0 ? store.create(owner) : existing, existing == 0);
                 T r = change.apply(op[0]);
-                if (!op[0].holdsElements && store.isEmpty(op[0].id)) {
+                // An existing collection the change left as it was still holds its elements.
+                boolean mayBeEmpty = !op[0].holdsElements && (op[0].fresh || op[0].changed);
+                if (mayBeEmpty && store.isEmpty(op[0].id)) {
                     if (existing == 0) {
                         throw new Empty(r);
                     }
