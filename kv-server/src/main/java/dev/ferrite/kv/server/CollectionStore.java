@@ -63,6 +63,10 @@ final class CollectionStore implements AutoCloseable {
     private Thread lockHolder;
     private final ConcurrentLinkedQueue<Long> hints = new ConcurrentLinkedQueue<>();
     private volatile boolean unforced;
+    /** How deep the lock holder's thread is in {@link #change}s: 1 inside one that runs alone. */
+    private int changeDepth;
+    /** The size of the collection the last change left, while no change was published since. */
+    private final KnownSize sizes = new KnownSize();
 
     /**
      * Opens the store in the data directory, or makes it (whole under a temporary name, then
@@ -198,7 +202,47 @@ final class CollectionStore implements AutoCloseable {
      */
     <T> T change(Supplier<T> body) {
         unforced = true;
-        return tree.atomically(body);
+        if (changeDepth > 0) {
+            changeDepth++; // part of the running change
+            try {
+                return tree.atomically(body);
+            } finally {
+                changeDepth--;
+            }
+        }
+        long before = tree.version();
+        changeDepth = 1;
+        T r;
+        try {
+            r = tree.atomically(body);
+        } catch (RuntimeException | Error e) {
+            sizes.dropPending();
+            throw e;
+        } finally {
+            changeDepth = 0;
+        }
+        long after = tree.version();
+        sizes.published(after != before, after);
+        return r;
+    }
+
+    /**
+     * @return the size of collection {@code id} in the published tree, if the last change of this
+     *         store noted it and no change was published since; else -1. Inside a change that has
+     *         not changed the collection yet and runs alone (not inside another change)
+     */
+    long knownSize(long id) {
+        return changeDepth == 1 ? sizes.of(id, tree.version()) : -1;
+    }
+
+    /**
+     * Notes collection {@code id}'s size as the running change leaves it, for the next change's
+     * {@link #knownSize} once this one is published; inside that change, at its end.
+     */
+    void noteSize(long id, long size) {
+        if (changeDepth == 1) {
+            sizes.pending(id, size);
+        }
     }
 
     /**

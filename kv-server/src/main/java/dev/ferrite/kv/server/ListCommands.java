@@ -115,12 +115,15 @@ final class ListCommands {
     private static RedisMessage push(ServerContext c, ClientSession s, byte[][] a, boolean left, boolean create) {
         CollectionStore store = c.databases.collections();
         long size = CollectionWrite.run(c, s, a[1], ValueLayout.LIST, create, KeyspaceEvents.LIST, left ? "lpush" : "rpush", op -> {
+            long before = op.fresh ? 0 : store.knownSize(op.id);
             for (int i = 2; i < a.length; i++) {
                 pushOne(store, op.id, left, a[i]);
             }
             op.changed = true;
             op.holdsElements = true;
-            return store.size(op.id);
+            long after = before >= 0 ? before + a.length - 2 : store.size(op.id);
+            store.noteSize(op.id, after);
+            return after;
         }, () -> 0L);
         return Replies.integer(size);
     }
@@ -140,6 +143,7 @@ final class ListCommands {
             return id(c, s, a[1]) == 0 ? absent : Replies.array(List.of()); // WRONGTYPE if another type
         }
         return CollectionWrite.run(c, s, a[1], ValueLayout.LIST, false, KeyspaceEvents.LIST, left ? "lpop" : "rpop", op -> {
+            long before = store.knownSize(op.id);
             List<RedisMessage> out = new ArrayList<>();
             long n = count == null ? 1 : count;
             for (long i = 0; i < n; i++) {
@@ -150,6 +154,10 @@ final class ListCommands {
                 out.add(Replies.bulk(v));
             }
             op.changed = !out.isEmpty();
+            if (before > out.size()) { // elements are left: the list is not asked whether it emptied
+                op.holdsElements = true;
+                store.noteSize(op.id, before - out.size());
+            }
             return count == null ? out.get(0) : Replies.array(out);
         }, () -> absent);
     }
