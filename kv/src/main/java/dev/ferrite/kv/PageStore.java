@@ -111,7 +111,7 @@ final class PageStore {
                 throw new CorruptFileException("sorted map '" + name + "': free page " + page + " links to page "
                         + next + ", past the last page used, " + (header.getInt(HIGH_WATER) - 1));
             }
-            header.putIntVolatile(FREE_HEAD, next);
+            header.putIntOrdered(FREE_HEAD, next); // the lock holder's alone: the lock's CAS orders it for the next
             makeOdd(s, at);
             return page;
         }
@@ -148,7 +148,7 @@ final class PageStore {
         long at = offset(page);
         s.copyFrom(bytes, 4, at + 4, used - 4);
         int stamp = s.getInt(at + STAMP) + 1;
-        s.putIntVolatile(at + STAMP, stamp);
+        s.putIntOrdered(at + STAMP, stamp); // a release: the bytes before the even stamp
         return SortedLayout.ref(page, stamp);
     }
 
@@ -159,7 +159,7 @@ final class PageStore {
         makeOdd(s, at);
         s.putByte(at + KIND, PageLayout.FREE);
         s.putInt(at + NEXT, header.getInt(FREE_HEAD));
-        header.putIntVolatile(FREE_HEAD, page);
+        header.putIntOrdered(FREE_HEAD, page);
     }
 
     /**
@@ -207,7 +207,7 @@ final class PageStore {
     private static void makeOdd(Segment s, long at) {
         int stamp = s.getInt(at + STAMP);
         if ((stamp & 1) == 0) {
-            s.putIntVolatile(at + STAMP, stamp + 1);
+            s.putIntOrdered(at + STAMP, stamp + 1);
         }
         VarHandle.storeStoreFence(); // the odd stamp before any byte of the new contents
     }

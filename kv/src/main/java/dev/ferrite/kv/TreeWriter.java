@@ -653,8 +653,10 @@ final class TreeWriter {
             working = root;
             return;
         }
-        pages.header.putLongVolatile(SortedLayout.ROOT, root);
-        pages.header.getAndAddLong(SortedLayout.COMMITS, 1);
+        // Release stores: the new pages before the root, the root before the old pages turn odd
+        // (a reader that sees one odd finds the new root); only the lock holder writes either word.
+        pages.header.putLongOrdered(SortedLayout.ROOT, root);
+        pages.header.putLongOrdered(SortedLayout.COMMITS, pages.header.getLong(SortedLayout.COMMITS) + 1);
         for (int p : retired) {
             pages.free(p);
         }
