@@ -245,4 +245,36 @@ class SortedMapAtomicTest {
             SortedMapModelTest.assertNoPageLost(map);
         }
     }
+    @Test
+    void theVersionMovesWithEveryChangePublishedAndOnlyThen() {
+        try (FerriteSortedMap<String, String> map = FerriteSortedMap.builder(Codec.utf8(), Codec.utf8())
+                .pool(pool, "versions").create();
+             FerriteSortedMap<String, String> other = FerriteSortedMap.builder(Codec.utf8(), Codec.utf8())
+                .pool(pool, "versions").open()) {
+            assertEquals(0, map.version(), "an empty map");
+            List<Long> seen = new ArrayList<>();
+            seen.add(map.version());
+            map.put("a", "1");
+            map.put("b", "2");
+            seen.add(map.version());
+            map.get("a");
+            map.subMap("a", "c").size();
+            assertEquals(seen.get(1), map.version(), "reads change nothing");
+            assertThrows(Abort.class, () -> map.atomically(() -> {
+                map.put("c", "3");
+                throw new Abort();
+            }));
+            assertEquals(seen.get(1), map.version(), "a change thrown out publishes nothing");
+            map.atomically(() -> {
+                map.put("c", "3");
+                assertEquals(seen.get(1), other.version(), "an atomic change publishes when it ends");
+                map.remove("a");
+            });
+            assertTrue(!seen.contains(map.version()), "a new version");
+            seen.add(map.version());
+            other.put("d", "4");
+            assertTrue(!seen.contains(map.version()), "another handle's change is seen");
+            assertEquals(other.version(), map.version());
+        }
+    }
 }
