@@ -89,11 +89,12 @@ public final class FerriteSortedMap<K, V> extends SortedView<K, V> implements Au
     }
 
     /**
-     * A word naming the map's published state, for caches of what is derived from the map: every
-     * change published, by any process, gives a new word, and the same word read at two instants
-     * means the map held the same entries at both (unless the page holding the root was freed and
-     * taken again 2^31 times between them). Changes inside an {@link #atomically atomic change}
-     * give a new word when it ends. One volatile load; thread-safe.
+     * A word naming the map's published state, for caches of what is derived from the map: a
+     * change of its entries published by any process gives a new word, and the same word read at
+     * two instants means the map held the same entries at both (unless the page holding the root
+     * was freed and taken again 2^31 times between them). Changes inside an
+     * {@link #atomically atomic change} give a new word when it ends. One volatile load;
+     * thread-safe.
      *
      * @return the version: the published root page's number and stamp, 0 while the map is empty
      */
