@@ -97,6 +97,7 @@ public final class FerriteSortedMap<K, V> extends SortedView<K, V> implements Au
      * thread-safe.
      *
      * @return the version: the published root page's number and stamp, 0 while the map is empty
+     * @throws dev.ferrite.SegmentClosedException if the map is closed
      */
     public long version() {
         store.checkOpen();

@@ -11,15 +11,15 @@ package dev.ferrite.kv.server;
 final class KnownSize {
 
     private long id;
-    private long size;
+    /** -1 until a change's note is published. */
+    private long size = -1;
     private long version;
-    private boolean known;
     private long pendingId;
     private long pendingSize = -1;
 
     /** @return collection {@code id}'s size in the tree of that version, or -1 if not known */
     long of(long id, long version) {
-        return known && id == this.id && version == this.version ? size : -1;
+        return id == this.id && version == this.version ? size : -1;
     }
 
     /** Notes collection {@code id}'s size as the running change leaves it. */
@@ -39,7 +39,6 @@ final class KnownSize {
             id = pendingId;
             size = pendingSize;
             this.version = version;
-            known = true;
         }
         pendingSize = -1;
     }
