@@ -19,7 +19,10 @@ import java.nio.charset.StandardCharsets;
  */
 final class RespWriter {
 
-    private static final byte[] CRLF = {'\r', '\n'};
+    /** CR and LF as one big-endian short. */
+    private static final int CRLF_SHORT = '\r' << 8 | '\n';
+    /** Counts below this have a head of at most 8 bytes: type, 5 digits, CRLF. */
+    private static final long ONE_WORD_COUNTS = 100_000;
     private static final byte[] NIL_BULK = "$-1\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] NIL_ARRAY = "*-1\r\n".getBytes(StandardCharsets.US_ASCII);
 
@@ -39,9 +42,7 @@ final class RespWriter {
         if (reply instanceof Replies.Bulk bulk) {
             writeBulk(bulk.bytes(), out);
         } else if (reply instanceof Replies.Bulks bulks) {
-            out.writeByte('*');
-            writeLong(out, bulks.items().size());
-            out.writeBytes(CRLF);
+            writeHead(out, '*', bulks.items().size());
             for (byte[] b : bulks.items()) {
                 writeBulk(b, out);
             }
@@ -51,31 +52,25 @@ final class RespWriter {
                 return;
             }
             ByteBuf content = bulk.content();
-            out.writeByte('$');
-            writeLong(out, content.readableBytes());
-            out.writeBytes(CRLF);
+            writeHead(out, '$', content.readableBytes());
             out.writeBytes(content, content.readerIndex(), content.readableBytes());
-            out.writeBytes(CRLF);
+            out.writeShort(CRLF_SHORT);
         } else if (reply instanceof SimpleStringRedisMessage simple) {
             out.writeByte('+');
             out.writeCharSequence(simple.content(), StandardCharsets.UTF_8);
-            out.writeBytes(CRLF);
+            out.writeShort(CRLF_SHORT);
         } else if (reply instanceof ErrorRedisMessage error) {
             out.writeByte('-');
             out.writeCharSequence(error.content(), StandardCharsets.UTF_8);
-            out.writeBytes(CRLF);
+            out.writeShort(CRLF_SHORT);
         } else if (reply instanceof IntegerRedisMessage integer) {
-            out.writeByte(':');
-            writeLong(out, integer.value());
-            out.writeBytes(CRLF);
+            writeHead(out, ':', integer.value());
         } else if (reply instanceof ArrayRedisMessage array) {
             if (array.isNull()) {
                 out.writeBytes(NIL_ARRAY);
                 return;
             }
-            out.writeByte('*');
-            writeLong(out, array.children().size());
-            out.writeBytes(CRLF);
+            writeHead(out, '*', array.children().size());
             for (RedisMessage child : array.children()) {
                 encode(child, out);
             }
@@ -90,7 +85,7 @@ final class RespWriter {
         } else if (reply instanceof ErrorLine.Reply quoting) {
             out.writeByte('-');
             out.writeBytes(quoting.line());
-            out.writeBytes(CRLF);
+            out.writeShort(CRLF_SHORT);
         } else {
             throw new IllegalArgumentException("no RESP2 encoding for " + reply.getClass().getName());
         }
@@ -102,11 +97,34 @@ final class RespWriter {
             out.writeBytes(NIL_BULK);
             return;
         }
-        out.writeByte('$');
-        writeLong(out, b.length);
-        out.writeBytes(CRLF);
+        writeHead(out, '$', b.length);
         out.writeBytes(b);
-        out.writeBytes(CRLF);
+        out.writeShort(CRLF_SHORT);
+    }
+
+    /**
+     * Writes a type byte, a count's digits and CRLF ({@code "$100\r\n"}); a count below
+     * {@link #ONE_WORD_COUNTS} as one 8-byte store, the rest of the word overwritten by what follows.
+     */
+    static void writeHead(ByteBuf out, char type, long count) {
+        if (count < 0 || count >= ONE_WORD_COUNTS) {
+            out.writeByte(type);
+            writeLong(out, count);
+            out.writeShort(CRLF_SHORT);
+            return;
+        }
+        long digits = 0;
+        int n = 0;
+        do {
+            digits |= ('0' + count % 10) << (8 * n);
+            count /= 10;
+            n++;
+        } while (count > 0);
+        int bytes = n + 3; // at most 8
+        long word = ((long) type << (8 * n) | digits) << 16 | CRLF_SHORT;
+        int at = out.writerIndex();
+        out.writeLong(word << (8 * (8 - bytes)));
+        out.writerIndex(at + bytes);
     }
 
     /** Writes a long's decimal digits without making a String. */
