@@ -66,7 +66,7 @@ final class CollectionStore implements AutoCloseable {
     /** How deep the lock holder's thread is in {@link #change}s: 1 inside one that runs alone. */
     private int changeDepth;
     /** The size of the collection the last change left, while no change was published since. */
-    private final KnownSize sizes = new KnownSize();
+    private final KnownList lists = new KnownList();
 
     /**
      * Opens the store in the data directory, or makes it (whole under a temporary name, then
@@ -216,32 +216,33 @@ final class CollectionStore implements AutoCloseable {
         try {
             r = tree.atomically(body);
         } catch (RuntimeException | Error e) {
-            sizes.dropPending();
+            lists.dropPending();
             throw e;
         } finally {
             changeDepth = 0;
         }
         long after = tree.version();
-        sizes.published(after != before, after);
+        lists.published(after != before, after);
         return r;
     }
 
     /**
-     * @return the size of collection {@code id} in the published tree, if the last change of this
-     *         store noted it and no change was published since; else -1. Inside a change that has
-     *         not changed the collection yet and runs alone (not inside another change)
+     * @return the size and end positions of list {@code id} in the published tree, as far as the
+     *         last change of this store noted them, if no change was published since; else
+     *         {@link KnownList.Shape#UNKNOWN}. Inside a change that has not changed the list yet
+     *         and runs alone (not inside another change)
      */
-    long knownSize(long id) {
-        return changeDepth == 1 ? sizes.of(id, tree.version()) : -1;
+    KnownList.Shape knownList(long id) {
+        return changeDepth == 1 ? lists.of(id, tree.version()) : KnownList.Shape.UNKNOWN;
     }
 
     /**
-     * Notes collection {@code id}'s size as the running change leaves it, for the next change's
-     * {@link #knownSize} once this one is published; inside that change, at its end.
+     * Notes list {@code id}'s shape as the running change leaves it, for the next change's
+     * {@link #knownList} once this one is published; inside that change, at its end.
      */
-    void noteSize(long id, long size) {
+    void noteList(long id, KnownList.Shape shape) {
         if (changeDepth == 1) {
-            sizes.pending(id, size);
+            lists.pending(id, shape);
         }
     }
 

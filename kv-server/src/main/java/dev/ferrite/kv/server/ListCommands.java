@@ -85,20 +85,38 @@ final class ListCommands {
 
     /** Adds an element at one end of list {@code id}; inside its atomic change. */
     static void pushOne(CollectionStore store, long id, boolean left, byte[] value) {
-        NavigableMap<byte[], byte[]> elements = store.elements(id);
-        Map.Entry<byte[], byte[]> edge = left ? elements.firstEntry() : elements.lastEntry(); // one descent
-        long p;
-        if (edge == null) {
-            p = MIDDLE;
-        } else {
-            long end = position(edge.getKey());
+        pushOne(store, id, left, value, KnownList.Shape.UNKNOWN);
+    }
+
+    /**
+     * Adds an element at one end of list {@code id}, at the end a shape the store noted gives, or
+     * one found with a descent; inside its atomic change.
+     *
+     * @return the list's shape after it
+     */
+    static KnownList.Shape pushOne(CollectionStore store, long id, boolean left, byte[] value, KnownList.Shape shape) {
+        if (shape.size() != 0 && !shape.knows(left)) {
+            NavigableMap<byte[], byte[]> elements = store.elements(id);
+            Map.Entry<byte[], byte[]> edge = left ? elements.firstEntry() : elements.lastEntry(); // one descent
+            shape = edge == null ? KnownList.Shape.EMPTY : shape.withEnd(left, position(edge.getKey()));
+        }
+        long p = MIDDLE;
+        if (shape.size() != 0) {
+            long end = shape.end(left);
             if (left ? Long.compareUnsigned(end, STEP) < 0 : Long.compareUnsigned(end, -STEP) >= 0) {
                 renumber(store, id);
+                NavigableMap<byte[], byte[]> elements = store.elements(id);
                 end = position(left ? elements.firstKey() : elements.lastKey());
+                shape = new KnownList.Shape(shape.size(), 0, 0, 0).withEnd(left, end); // the other end moved too
             }
             p = left ? end - STEP : end + STEP;
         }
-        store.put(id, position(p), value);
+        byte[] taken = store.put(id, position(p), value);
+        if (taken != null) { // a shape that disagrees with the tree: undo, and find the end in the tree
+            store.put(id, position(p), taken);
+            return pushOne(store, id, left, value, KnownList.Shape.UNKNOWN);
+        }
+        return shape.pushed(left, p);
     }
 
     /** Gives list {@code id}'s elements positions {@link #STEP} apart around the middle, in order; O(n). */
@@ -115,15 +133,17 @@ final class ListCommands {
     private static RedisMessage push(ServerContext c, ClientSession s, byte[][] a, boolean left, boolean create) {
         CollectionStore store = c.databases.collections();
         long size = CollectionWrite.run(c, s, a[1], ValueLayout.LIST, create, KeyspaceEvents.LIST, left ? "lpush" : "rpush", op -> {
-            long before = op.fresh ? 0 : store.knownSize(op.id);
+            KnownList.Shape shape = op.fresh ? KnownList.Shape.EMPTY : store.knownList(op.id);
             for (int i = 2; i < a.length; i++) {
-                pushOne(store, op.id, left, a[i]);
+                shape = pushOne(store, op.id, left, a[i], shape);
             }
             op.changed = true;
             op.holdsElements = true;
-            long after = before >= 0 ? before + a.length - 2 : store.size(op.id);
-            store.noteSize(op.id, after);
-            return after;
+            if (shape.size() < 0) {
+                shape = shape.withSize(store.size(op.id));
+            }
+            store.noteList(op.id, shape);
+            return shape.size();
         }, () -> 0L);
         return Replies.integer(size);
     }
@@ -143,7 +163,7 @@ final class ListCommands {
             return id(c, s, a[1]) == 0 ? absent : Replies.array(List.of()); // WRONGTYPE if another type
         }
         return CollectionWrite.run(c, s, a[1], ValueLayout.LIST, false, KeyspaceEvents.LIST, left ? "lpop" : "rpop", op -> {
-            long before = store.knownSize(op.id);
+            KnownList.Shape before = store.knownList(op.id);
             List<RedisMessage> out = new ArrayList<>();
             long n = count == null ? 1 : count;
             for (long i = 0; i < n; i++) {
@@ -154,9 +174,9 @@ final class ListCommands {
                 out.add(Replies.bulk(v));
             }
             op.changed = !out.isEmpty();
-            if (before > out.size()) { // elements are left: the list is not asked whether it emptied
+            if (before.size() > out.size()) { // elements are left: the list is not asked whether it emptied
                 op.holdsElements = true;
-                store.noteSize(op.id, before - out.size());
+                store.noteList(op.id, before.popped(left, out.size()));
             }
             return count == null ? out.get(0) : Replies.array(out);
         }, () -> absent);

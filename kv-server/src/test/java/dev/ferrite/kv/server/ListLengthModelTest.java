@@ -16,11 +16,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
- * The replies of pushes and pops, which learn a list's length from the last change while no other
- * was published ({@link KnownSize}), against a model ({@code LinkedList}s) through every other
- * command that changes a list's length (LTRIM, LREM, LINSERT, LMOVE, DEL, MULTI/EXEC), from two
- * clients, with a second store of the same directory (as another process) publishing changes of
- * its own between them.
+ * The replies of pushes and pops, which learn a list's length (and a push its end) from the last
+ * change while no other was published ({@link KnownList}), against a model ({@code LinkedList}s)
+ * through every other command that changes a list's length (LTRIM, LREM, LINSERT, LMOVE, DEL,
+ * MULTI/EXEC), from two clients, with a second store of the same directory (as another process)
+ * publishing changes of its own between them; and a shape that is stale or wrong.
  */
 class ListLengthModelTest {
 
@@ -152,30 +152,84 @@ class ListLengthModelTest {
             long id = 5;
             mine.locked(() -> mine.change(() -> {
                 mine.put(id, ListCommands.position(1), new byte[] {1});
-                mine.noteSize(id, 1);
+                mine.noteList(id, KnownList.Shape.EMPTY.withSize(1));
                 return null;
             }));
-            assertEquals(1L, mine.locked(() -> mine.change(() -> mine.knownSize(id))));
-            assertEquals(-1L, mine.locked(() -> mine.change(() -> mine.knownSize(id + 1))), "another collection");
-            assertEquals(1L, mine.locked(() -> mine.change(() -> mine.knownSize(id))), "a change that changed nothing");
+            assertEquals(1L, mine.locked(() -> mine.change(() -> mine.knownList(id).size())));
+            assertEquals(-1L, mine.locked(() -> mine.change(() -> mine.knownList(id + 1).size())), "another collection");
+            assertEquals(1L, mine.locked(() -> mine.change(() -> mine.knownList(id).size())), "a change that changed nothing");
             theirs.locked(() -> theirs.change(() -> theirs.put(id, ListCommands.position(2), new byte[] {2})));
-            assertEquals(-1L, mine.locked(() -> mine.change(() -> mine.knownSize(id))), "the other store published a change");
+            assertEquals(-1L, mine.locked(() -> mine.change(() -> mine.knownList(id).size())), "the other store published a change");
             assertEquals(2L, mine.size(id));
             mine.locked(() -> mine.change(() -> {
                 mine.put(id, ListCommands.position(3), new byte[] {3});
-                mine.noteSize(id, 3);
+                mine.noteList(id, KnownList.Shape.EMPTY.withSize(3));
                 return null;
             }));
-            assertEquals(3L, mine.locked(() -> mine.change(() -> mine.knownSize(id))));
+            assertEquals(3L, mine.locked(() -> mine.change(() -> mine.knownList(id).size())));
             assertThrows(IllegalStateException.class, () -> mine.locked(() -> mine.change(() -> {
                 mine.put(id, ListCommands.position(4), new byte[] {4});
-                mine.noteSize(id, 4);
+                mine.noteList(id, KnownList.Shape.EMPTY.withSize(4));
                 throw new IllegalStateException("a change that fails");
             })));
             mine.locked(() -> mine.change(() -> mine.remove(id, ListCommands.position(1))));
-            assertEquals(-1L, mine.locked(() -> mine.change(() -> mine.knownSize(id))),
+            assertEquals(-1L, mine.locked(() -> mine.change(() -> mine.knownList(id).size())),
                     "a change that noted nothing: the failed change's note is not taken for it");
             assertEquals(2L, mine.size(id));
         }
+    }
+
+    @Test
+    void anEndNotedIsForgottenOnceAnotherStorePushesToTheList(@TempDir Path data) {
+        try (CollectionStore mine = new CollectionStore(new DataDirectory(data), null);
+             CollectionStore theirs = new CollectionStore(new DataDirectory(data), null)) {
+            long id = 7;
+            pushNoted(mine, id, true, "b");
+            pushNoted(mine, id, true, "a"); // the first end from the note: no descent
+            assertEquals(KnownList.Shape.FIRST | KnownList.Shape.LAST, mine.locked(() -> mine.change(() -> mine.knownList(id).ends())));
+            theirs.locked(() -> theirs.change(() -> {
+                ListCommands.pushOne(theirs, id, true, bytes("their"));
+                ListCommands.pushOne(theirs, id, false, bytes("tail"));
+                return null;
+            }));
+            assertEquals(KnownList.Shape.UNKNOWN, mine.locked(() -> mine.change(() -> mine.knownList(id))));
+            pushNoted(mine, id, true, "first");
+            pushNoted(mine, id, false, "last");
+            assertEquals(List.of("first", "their", "a", "b", "tail", "last"), values(mine, id));
+        }
+    }
+
+    @Test
+    void aShapeThatDisagreesWithTheTreeCostsADescentNotAnElement(@TempDir Path data) {
+        try (CollectionStore store = new CollectionStore(new DataDirectory(data), null)) {
+            long id = 8;
+            pushNoted(store, id, false, "a");
+            KnownList.Shape real = pushNoted(store, id, false, "b");
+            // Its first end one step after the real one: the push's position is the first element's.
+            KnownList.Shape wrong = new KnownList.Shape(2, KnownList.Shape.FIRST, real.first() + ListCommands.STEP, 0);
+            store.locked(() -> store.change(() -> ListCommands.pushOne(store, id, true, bytes("c"), wrong)));
+            assertEquals(List.of("c", "a", "b"), values(store, id));
+        }
+    }
+
+    /** Pushes one element with the shape the store noted, and notes the shape after it. */
+    private static KnownList.Shape pushNoted(CollectionStore store, long id, boolean left, String value) {
+        return store.locked(() -> store.change(() -> {
+            KnownList.Shape after = ListCommands.pushOne(store, id, left, bytes(value), store.knownList(id));
+            store.noteList(id, after);
+            return after;
+        }));
+    }
+
+    private static List<String> values(CollectionStore store, long id) {
+        List<String> out = new ArrayList<>();
+        for (byte[] v : store.elements(id).values()) {
+            out.add(new String(v, java.nio.charset.StandardCharsets.UTF_8));
+        }
+        return out;
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
 }
