@@ -68,7 +68,7 @@ final class ServerReport {
                         + "`redis-benchmark` to core 1: `-t %s -n %,d -r %,d -d %d -c %d`, unpipelined and with `-P %d`, "
                         + "and `-t %s -n %,d` unpipelined from 1 and from 4 clients, and `-t %s -n %,d` unpipelined "
                         + "from %d clients (each test on one collection, as redis-benchmark names it); "
-                        + "%d rounds alternating which server goes first, after one unmeasured round on each as a warm-up; "
+                        + "%d rounds alternating which server goes first, after %d unmeasured rounds on each as a warm-up; "
                         + "each pass starts once no AOF rewrite of Redis's is running. "
                         + "Each persistence mode is a pass of its own, with both servers started afresh. %s "
                         + "Ferrite in both: `--threads 1`, no busy polling (its default, as Redis), `-XX:+UseSerialGC -Xmx512m`"
@@ -81,7 +81,7 @@ final class ServerReport {
                 r.redisVersion, ServerVsRedis.TESTS, r.requests, ServerVsRedis.KEY_RANGE, ServerVsRedis.VALUE_BYTES,
                 ServerVsRedis.CLIENTS, ServerVsRedis.PIPELINE, ServerVsRedis.FEW_CLIENT_TESTS,
                 Math.max(1, r.requests / 10), ServerVsRedis.COLLECTION_TESTS, Math.max(1, r.requests / 10),
-                ServerVsRedis.CLIENTS, r.rounds, modes);
+                ServerVsRedis.CLIENTS, r.rounds, ServerVsRedis.WARM_UP_ROUNDS, modes);
     }
 
     private static String capitalized(String s) {

@@ -35,8 +35,8 @@ import java.util.concurrent.TimeUnit;
  * and {@code -t lpush,rpush,lpop,rpop,sadd,hset,spop,zadd,zpopmin,lrange_100 -n N/10} unpipelined
  * from 50 clients (each test on one collection, as redis-benchmark names it),
  * one test per run with each server's CPU seconds per million requests read from {@code /proc},
- * after one unmeasured round on each server (the warm-up, at least {@value #WARM_UP_REQUESTS} requests
- * per test), for an even number of rounds (4 unless {@code --rounds} says otherwise), odd rounds in the servers' order and even ones in
+ * after {@value #WARM_UP_ROUNDS} unmeasured rounds on each server (the warm-up, at least
+ * {@value #WARM_UP_REQUESTS} requests per test), for an even number of rounds (4 unless {@code --rounds} says otherwise), odd rounds in the servers' order and even ones in
  * reverse; then loads exactly 1,000,000 keys of 100 bytes into Redis and Ferrite and reads their
  * memory ({@code INFO memory}'s {@code used_memory} and the process's resident set), and
  * 1,000,000 elements into one list, set, hash and sorted set each ({@code used_memory}'s growth per
@@ -67,6 +67,13 @@ public final class ServerVsRedis {
      * 100,000 on the same host).
      */
     static final int WARM_UP_REQUESTS = 100_000;
+    /**
+     * Unmeasured rounds of every load on each server before the measured ones: after one, the JIT
+     * compiler threads (on the server's core, as the server is pinned) still recompiled code the
+     * other tests share, and Ferrite's p99 in the next round was 2.7-5 ms for LPUSH, LPOP and
+     * ZADD; after two, 0.37-0.65 ms, as Redis's.
+     */
+    static final int WARM_UP_ROUNDS = 2;
     /** The collection tests redis-benchmark runs (each on one collection, as redis-benchmark names them). */
     static final String COLLECTION_TESTS = "lpush,rpush,lpop,rpop,sadd,hset,spop,zadd,zpopmin,lrange_100";
     /** The label of the collection load: unpipelined, from {@link #CLIENTS} clients. */
@@ -207,14 +214,15 @@ public final class ServerVsRedis {
                     redis.port, redis.pid(), ferrite.port, ferrite.pid(), polling == null ? ""
                             : ", with --busy-poll " + window + " on port " + polling.port + " (pid " + polling.pid() + ")");
             List<ServerProcess> servers = polling == null ? List.of(redis, ferrite) : List.of(redis, ferrite, polling);
-            // A whole unmeasured round on each: after one pass of 1,000,000 INCRs with -P 16, the
-            // JIT compiler threads still took 32% of the server's core in the next pass, which ran
-            // at 508-556k requests/s against 800-833k after three passes.
+            // Whole unmeasured rounds on each: after one pass of 1,000,000 INCRs with -P 16, the JIT
+            // compiler threads still took 32% of the server's core in the next pass.
             List<Load> loads = Load.all(results.requests);
-            for (ServerProcess s : servers) {
-                for (Load load : loads) {
-                    out.printf("warm-up: %s, %s%n", s.name, load.label());
-                    Tools.redisBenchmark(s.port, load.warmUp(), out);
+            for (int warmUp = 1; warmUp <= WARM_UP_ROUNDS; warmUp++) {
+                for (ServerProcess s : servers) {
+                    for (Load load : loads) {
+                        out.printf("warm-up %d/%d: %s, %s%n", warmUp, WARM_UP_ROUNDS, s.name, load.label());
+                        Tools.redisBenchmark(s.port, load.warmUp(), out);
+                    }
                 }
             }
             for (int round = 1; round <= results.rounds; round++) {
