@@ -36,9 +36,10 @@ import java.util.concurrent.TimeUnit;
  * from 50 clients (each test on one collection, as redis-benchmark names it),
  * one test per run with each server's CPU seconds per million requests read from {@code /proc},
  * after {@value #WARM_UP_ROUNDS} unmeasured rounds on each server (the warm-up, at least
- * {@value #WARM_UP_REQUESTS} requests per test), for an even number of rounds (4 unless {@code --rounds} says otherwise), odd rounds in the servers' order and even ones in
- * reverse; then loads exactly 1,000,000 keys of 100 bytes into Redis and Ferrite and reads their
- * memory ({@code INFO memory}'s {@code used_memory} and the process's resident set), and
+ * {@value #WARM_UP_REQUESTS} requests per test), for an even number of rounds (4 unless
+ * {@code --rounds} says otherwise), odd rounds in the servers' order and even ones in reverse;
+ * then loads exactly 1,000,000 keys of 100 bytes into Redis and Ferrite and reads their memory
+ * ({@code INFO memory}'s {@code used_memory} and the process's resident set), and
  * 1,000,000 elements into one list, set, hash and sorted set each ({@code used_memory}'s growth per
  * element). Writes
  * {@code server-vs-redis.md}, {@code .html} and {@code .csv} into DIR (default {@code
