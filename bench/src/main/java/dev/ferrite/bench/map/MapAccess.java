@@ -16,6 +16,8 @@ public class MapAccess {
     }
 
     private final byte[][] batch = new byte[MapBatch.BATCH][];
+    /** This thread's array for values copied out ({@code FerriteMap.get(key, into)}): larger than any value stored. */
+    final byte[] into = new byte[2 * MapData.VALUE_BYTES];
 
     /**
      * @param keys where to pick from

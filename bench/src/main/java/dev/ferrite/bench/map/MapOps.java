@@ -109,6 +109,12 @@ public class MapOps {
         return map.get(hits[a.next(entries)]);
     }
 
+    /** {@link #getHit} into the thread's own array: the same read and copy, no value allocated. */
+    @Benchmark
+    public int getHitInto(MapAccess a) {
+        return map.get(hits[a.next(entries)], a.into);
+    }
+
     /** {@link #getHit} through a second handle on the same map that checks every entry it reads. */
     @Benchmark
     public byte[] getHitVerified(MapAccess a) {

@@ -111,6 +111,8 @@ final class Catalog {
         }
         add("MapOps.getHitInPlace", new Entry(MAP, "get, hit", "FerriteMap readValue (zero-copy bytes)", true, false,
                 null, 1, "op"));
+        add("MapOps.getHitInto", new Entry(MAP, "get, hit", "FerriteMap get(key, into), no value allocated", true,
+                false, null, 1, "op"));
         add("MapOps.getHitVerified", new Entry(MAP, "get, hit", "FerriteMap, verifyReads(true)", true, false,
                 null, 1, "op"));
         String update = "update a long field of a value";
