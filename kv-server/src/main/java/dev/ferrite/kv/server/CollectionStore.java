@@ -65,7 +65,7 @@ final class CollectionStore implements AutoCloseable {
     private volatile boolean unforced;
     /** How deep the lock holder's thread is in {@link #change}s: 1 inside one that runs alone. */
     private int changeDepth;
-    /** The size of the collection the last change left, while no change was published since. */
+    /** The size and ends of the list the last change left, while no change was published since. */
     private final KnownList lists = new KnownList();
 
     /**

@@ -4,8 +4,8 @@ package dev.ferrite.kv.server;
  * What the last change of one {@link CollectionStore} left of one list, its size and end
  * positions, with the tree's {@link dev.ferrite.kv.FerriteSortedMap#version version} after it:
  * while the version is the same, no change was published since (by this process or another), so a
- * push or pop learns the list's size and where its ends are from it instead of from descents of the
- * tree, as Redis keeps each list's length and ends. A change notes a shape ({@link #pending}); the
+ * push or pop learns the list's size, and a push where its end is, from it instead of from descents
+ * of the tree, as Redis keeps each list's length and ends. A change notes a shape ({@link #pending}); the
  * note counts only if the change is then published ({@link #published}). Used by the store's lock
  * holder only: not thread-safe.
  */
