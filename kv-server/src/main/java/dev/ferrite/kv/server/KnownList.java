@@ -5,9 +5,9 @@ package dev.ferrite.kv.server;
  * positions, with the tree's {@link dev.ferrite.kv.FerriteSortedMap#version version} after it:
  * while the version is the same, no change was published since (by this process or another), so a
  * push or pop learns the list's size, and a push where its end is, from it instead of from descents
- * of the tree, as Redis keeps each list's length and ends. A change notes a shape ({@link #pending}); the
- * note counts only if the change is then published ({@link #published}). Used by the store's lock
- * holder only: not thread-safe.
+ * of the tree, as Redis keeps each list's length and ends. A change notes a shape
+ * ({@link #pending}); the note counts only if the change is then published ({@link #published}).
+ * Used by the store's lock holder only: not thread-safe.
  */
 final class KnownList {
 
@@ -15,7 +15,8 @@ final class KnownList {
      * A list's size and end positions as far as they are known.
      *
      * @param size  its elements, or -1 if not known
-     * @param ends  which of {@code first} and {@code last} are known: {@link #FIRST}, {@link #LAST}, both or neither
+     * @param ends  which of {@code first} and {@code last} are known: {@link #FIRST}, {@link #LAST},
+     *              both or neither
      * @param first the first element's position (unsigned), if known
      * @param last  the last element's position (unsigned), if known
      */
