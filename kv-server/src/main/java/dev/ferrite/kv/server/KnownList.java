@@ -40,16 +40,16 @@ final class KnownList {
 
         /** @return this shape with the position of one end learned otherwise */
         Shape withEnd(boolean left, long p) {
-            return left ? new Shape(size, ends | FIRST, p, last) : new Shape(size, ends | LAST, first, p);
+            return with(size, left, p);
         }
 
         /** @return the shape after an element was added at one end, at position {@code p} */
         Shape pushed(boolean left, long p) {
-            if (size == 0) {
-                return new Shape(1, FIRST | LAST, p, p);
-            }
-            long n = size < 0 ? -1 : size + 1;
-            return left ? new Shape(n, ends | FIRST, p, last) : new Shape(n, ends | LAST, first, p);
+            return size == 0 ? new Shape(1, FIRST | LAST, p, p) : with(size < 0 ? -1 : size + 1, left, p);
+        }
+
+        private Shape with(long size, boolean left, long p) {
+            return left ? new Shape(size, ends | FIRST, p, last) : new Shape(size, ends | LAST, first, p);
         }
 
         /** @return the shape after {@code n} elements were taken from one end (the new end is not known) */
