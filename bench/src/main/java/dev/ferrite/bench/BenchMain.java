@@ -248,9 +248,10 @@ public final class BenchMain {
             "  --publish   also write docs/BENCHMARKS.md and the summary in README.md (run from the repository root)",
             "  --help      this, then JMH's options",
             "",
-            "Each fork runs with the bench's JVM flags (-Xmx4g, the --add-opens Chronicle Map needs, ...);",
-            "JMH's -jvmArgsAppend \"...\" adds to them, a flag given there winning over the bench's, as",
-            "-jvmArgsAppend \"-Xmx14g -Djava.io.tmpdir=/dev/shm\" for the map at 10M entries.",
+            "Each fork runs with the bench's JVM flags (a fixed 4 GiB heap touched at start, the --add-opens",
+            "Chronicle Map needs, ...); JMH's -jvmArgsAppend \"...\" adds to them, a flag given there winning over",
+            "the bench's, as -jvmArgsAppend \"-Xmx14g -Djava.io.tmpdir=/dev/shm\" for the map at 10M entries (an",
+            "-Xmx without -Xms sets both).",
             "",
             "java -jar bench/target/ferrite-bench.jar --redis [--rounds 4] [--requests 1000000] [--busy-poll 50]",
             "        [--persistence durable|none|both] [--out DIR] [--publish]",
@@ -277,6 +278,8 @@ public final class BenchMain {
      * The flags appended to each fork's command line: the bench's own ({@link JvmFlags#forks()}),
      * then the user's {@code -jvmArgsAppend}, so that a user's flag overrides the bench's of the
      * same name (the JVM takes the last {@code -Xmx} or {@code -D} it is given) and the others stay.
+     * A user's {@code -Xmx} without {@code -Xms} brings an equal {@code -Xms}: the heap keeps one size
+     * (see {@link JvmFlags}).
      *
      * @return a new list
      */
@@ -289,7 +292,12 @@ public final class BenchMain {
             flags.add("-XX:TieredStopAtLevel=1");
         }
         if (user.getJvmArgsAppend().hasValue()) {
-            flags.addAll(user.getJvmArgsAppend().get());
+            Collection<String> own = user.getJvmArgsAppend().get();
+            flags.addAll(own);
+            String max = own.stream().filter(f -> f.startsWith("-Xmx")).reduce((a, b) -> b).orElse(null);
+            if (max != null && own.stream().noneMatch(f -> f.startsWith("-Xms"))) {
+                flags.add("-Xms" + max.substring("-Xmx".length())); // the heap stays fixed, as the bench's own
+            }
         }
         return flags;
     }

@@ -4,8 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The JVM flags every forked benchmark JVM gets, for the running JDK: memory for the largest
- * experiment, its first GiB touched at start; what Chronicle Bytes, Chronicle Map and Agrona need
+ * The JVM flags every forked benchmark JVM gets, for the running JDK: a heap of a fixed size for
+ * the largest experiment, all of it touched at start (a heap that grew during a measurement would
+ * touch its new pages in a collection pause: seconds, inside one iteration); what Chronicle Bytes, Chronicle Map and Agrona need
  * to reach JDK internals; on JDK 24+ the flags that let {@code sun.misc.Unsafe} (the {@code unsafe}
  * backend, Agrona, Chronicle) and Chronicle's native calls run without warnings. {@code -Dchronicle.analytics.disable=true} keeps Chronicle
  * from sending telemetry.
@@ -36,7 +37,7 @@ public final class JvmFlags {
     /** @return the flags for a forked benchmark JVM (or a peer process it starts) on this JDK; a new list */
     public static List<String> forks() {
         List<String> flags = new ArrayList<>(List.of(
-                "-Xms1g", "-Xmx4g", PRE_TOUCH, "-XX:MaxDirectMemorySize=8g",
+                "-Xms4g", "-Xmx4g", PRE_TOUCH, "-XX:MaxDirectMemorySize=8g",
                 "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED",
                 "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
                 "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED",

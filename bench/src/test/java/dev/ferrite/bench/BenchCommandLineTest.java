@@ -83,13 +83,16 @@ class BenchCommandLineTest {
         List<String> flags = BenchMain.forkFlags(BenchMain.Profile.QUICK,
                 new CommandLineOptions("-jvmArgsAppend", "-Xmx14g -Djava.io.tmpdir=/dev/shm"));
         assertEquals(plain, flags.subList(0, plain.size()), "the bench's own flags stay, first");
-        assertEquals(List.of("-Xmx14g", "-Djava.io.tmpdir=/dev/shm"), flags.subList(plain.size(), flags.size()),
-                "the user's come last, so the JVM takes their -Xmx");
-        assertTrue(plain.contains("-Xmx4g") && plain.contains(JvmFlags.PRE_TOUCH), plain.toString());
+        assertEquals(List.of("-Xmx14g", "-Djava.io.tmpdir=/dev/shm", "-Xms14g"), flags.subList(plain.size(), flags.size()),
+                "the user's come last, so the JVM takes their -Xmx, and the heap's least size follows it");
+        assertTrue(plain.contains("-Xms4g") && plain.contains("-Xmx4g") && plain.contains(JvmFlags.PRE_TOUCH), plain.toString());
         List<String> smoke = BenchMain.forkFlags(BenchMain.Profile.SMOKE,
                 new CommandLineOptions("-jvmArgsAppend", "-Xmx2g"));
         assertTrue(!smoke.contains(JvmFlags.PRE_TOUCH) && smoke.contains("-XX:TieredStopAtLevel=1"), smoke.toString());
-        assertEquals("-Xmx2g", smoke.get(smoke.size() - 1));
+        assertEquals(List.of("-Xmx2g", "-Xms2g"), smoke.subList(smoke.size() - 2, smoke.size()));
+        List<String> both = BenchMain.forkFlags(BenchMain.Profile.QUICK,
+                new CommandLineOptions("-jvmArgsAppend", "-Xms2g -Xmx6g"));
+        assertEquals(List.of("-Xms2g", "-Xmx6g"), both.subList(plain.size(), both.size()), "a user's own -Xms stays theirs");
     }
 
     @Test

@@ -18,6 +18,7 @@ final class PeerProcess implements AutoCloseable {
 
     static PeerProcess start(String... args) throws IOException {
         List<String> cmd = dev.ferrite.bench.JvmFlags.forkCommand();
+        cmd.removeIf(f -> f.startsWith("-Xms")); // a peer allocates next to nothing: its heap starts small
         String agronaChecksOff = System.getProperty("agrona.disable.bounds.checks");
         if (agronaChecksOff != null) {
             cmd.add("-Dagrona.disable.bounds.checks=" + agronaChecksOff); // the consumer runs like the producer
