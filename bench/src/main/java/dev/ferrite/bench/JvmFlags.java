@@ -6,10 +6,11 @@ import java.util.List;
 /**
  * The JVM flags every forked benchmark JVM gets, for the running JDK: a heap of a fixed size for
  * the largest experiment, all of it touched at start (a heap that grew during a measurement would
- * touch its new pages in a collection pause: seconds, inside one iteration); what Chronicle Bytes, Chronicle Map and Agrona need
- * to reach JDK internals; on JDK 24+ the flags that let {@code sun.misc.Unsafe} (the {@code unsafe}
- * backend, Agrona, Chronicle) and Chronicle's native calls run without warnings. {@code -Dchronicle.analytics.disable=true} keeps Chronicle
- * from sending telemetry.
+ * touch its new pages in a collection pause: seconds, inside one iteration); what Chronicle Bytes,
+ * Chronicle Map and Agrona need to reach JDK internals; on JDK 24+ the flags that let
+ * {@code sun.misc.Unsafe} (the {@code unsafe} backend, Agrona, Chronicle) and Chronicle's native
+ * calls run without warnings. {@code -Dchronicle.analytics.disable=true} keeps Chronicle from
+ * sending telemetry.
  */
 public final class JvmFlags {
 
