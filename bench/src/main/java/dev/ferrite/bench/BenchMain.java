@@ -257,7 +257,7 @@ public final class BenchMain {
             "        [--persistence durable|none|both] [--out DIR] [--publish]",
             "  runs the KV server (its defaults, no busy polling) and a labelled variant with --busy-poll",
             "  MICROS (50; 0 for none) against a real redis-server with redis-benchmark, each server's CPU",
-            "  seconds per million requests beside throughput and p99 (no JMH; about 20 minutes a persistence",
+            "  seconds per million requests beside throughput and p99 (no JMH; about 35 minutes a persistence",
             "  mode with the default 4 rounds, both modes by default; the rounds must be even, as the servers",
             "  take turns going first): DIR/server-vs-redis.{md,html,csv}; --publish writes",
             "  docs/SERVER-BENCHMARKS.md and the README summary.",
