@@ -223,15 +223,22 @@ abstract class SortedView<K, V> extends AbstractMap<K, V> implements ConcurrentN
         return replaced[0];
     }
 
+    /**
+     * Atomic across threads and processes: the function runs once, under the map's lock, and must
+     * not change this map. A function that returns the very object it was given leaves the entry as
+     * it is and writes nothing.
+     */
     @Override
     public V compute(K key, BiFunction<? super K, ? super V, ? extends V> fn) {
         Objects.requireNonNull(fn, "function");
         byte[] k = checkedKey(key);
         Object[] result = {null};
         coding.store.write(w -> w.update(k, old -> {
-            V next = fn.apply(key, coding.decodeValue(old));
+            V before = coding.decodeValue(old);
+            V next = fn.apply(key, before);
             result[0] = next;
-            return next == null ? null : coding.value(next);
+            // the value the function was given, given back: nothing to write
+            return next == null ? null : next == before && old != null ? old : coding.value(next);
         }));
         @SuppressWarnings("unchecked")
         V out = (V) result[0];

@@ -99,6 +99,38 @@ class SortedMapCostTest {
         }
     }
 
+    /**
+     * A compute that gives back the value it was given (a sorted set's member given its own score)
+     * publishes no new tree: the root word stays; a value in a new array, equal or not, is written.
+     */
+    @Test
+    void aComputeGivingBackItsValueWritesNothing() {
+        try (FerriteSortedMap<Long, byte[]> map = FerriteSortedMap.builder(Codec.int64Ordered(), Codec.bytes()).pool(pool, "same").create();
+             FerriteSortedMap<Long, Long> longs = FerriteSortedMap.builder(Codec.int64Ordered(), Codec.int64Ordered())
+                     .pool(pool, "same-longs").create()) {
+            for (long i = 0; i < 1_000; i++) {
+                map.put(i, new byte[100]);
+                longs.put(i, i);
+            }
+            long root = root(map);
+            assertEquals(100, map.compute(500L, (k, v) -> v).length);
+            assertEquals(null, map.compute(5_000L, (k, v) -> v)); // absent, and left absent
+            assertEquals(root, root(map), "the root after computes that changed nothing");
+            map.compute(500L, (k, v) -> new byte[100]);
+            assertTrue(root != root(map), "the root after a compute that gave a new array");
+            long longsRoot = root(longs);
+            assertEquals(7L, longs.compute(7L, (k, v) -> v));
+            assertEquals(longsRoot, root(longs), "the root after a compute that gave back its Long");
+            assertEquals(8L, longs.compute(7L, (k, v) -> v + 1));
+            assertTrue(longsRoot != root(longs), "the root after a compute that changed a value");
+            assertEquals(1_000, map.size());
+        }
+    }
+
+    private static long root(FerriteSortedMap<?, ?> map) {
+        return SortedMapModelTest.storeOf(map).header.getLongVolatile(SortedLayout.ROOT);
+    }
+
     @Test
     void aRangeReadsOnlyItsEntries() {
         try (FerriteSortedMap<Long, byte[]> map = FerriteSortedMap.builder(Codec.int64Ordered(), Codec.bytes()).pool(pool, "ranges").create()) {

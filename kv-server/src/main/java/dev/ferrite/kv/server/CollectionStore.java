@@ -20,6 +20,7 @@ import java.util.NavigableMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
+import java.util.function.UnaryOperator;
 
 import static dev.ferrite.kv.server.CollectionLayout.Owner;
 
@@ -288,6 +289,16 @@ final class CollectionStore implements AutoCloseable {
     /** Sets an element; inside {@link #change}. @return its value before, or null */
     byte[] put(long id, byte[] member, byte[] value) {
         return tree.put(CollectionLayout.element(id, member), value);
+    }
+
+    /**
+     * Changes an element's value in one descent of the store; inside {@link #change}.
+     *
+     * @param change given the value now (null if none), returns the new one, null to remove the
+     *               element, or the array it was given to leave it as it is; called once
+     */
+    void update(long id, byte[] member, UnaryOperator<byte[]> change) {
+        tree.compute(CollectionLayout.element(id, member), (k, old) -> change.apply(old));
     }
 
     /** Removes an element; inside {@link #change}. @return its value before, or null */

@@ -253,9 +253,12 @@ public final class KvDatabase implements AutoCloseable {
             byte[] m = member(member);
             double s = score == 0 ? 0 : score; // -0 is stored as 0, as Redis does
             return change(key, ValueLayout.ZSET, true, op -> {
-                Double old = SortedSetStore.score(store, op.id, m);
-                op.changed = SortedSetStore.put(store, op.id, m, s, old);
-                return old == null;
+                boolean[] added = {false};
+                op.changed = SortedSetStore.update(store, op.id, m, old -> {
+                    added[0] = old == null;
+                    return s;
+                });
+                return added[0];
             }, false);
         });
     }

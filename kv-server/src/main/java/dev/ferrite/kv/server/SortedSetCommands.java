@@ -143,31 +143,35 @@ final class SortedSetCommands {
                     Double last = null;
                     for (int i = 0; i < scores.length; i++) {
                         byte[] member = a[first + 2 * i + 1];
-                        double score = scores[i];
-                        Double old = SortedSetStore.score(store, op.id, member);
-                        if (old == null) {
-                            if (onlyOld) {
-                                continue;
+                        double given = scores[i];
+                        Double[] seen = new Double[2]; // the member's score before, the one decided (null: none)
+                        boolean[] nan = {false};
+                        boolean changed = SortedSetStore.update(store, op.id, member, old -> {
+                            seen[0] = old;
+                            if (old == null ? onlyOld : onlyNew) {
+                                return null;
                             }
-                            SortedSetStore.put(store, op.id, member, score, null);
-                            counts[0]++;
-                            last = score;
-                            continue;
-                        }
-                        if (onlyNew) {
-                            continue;
-                        }
-                        if (increment) {
-                            score += old;
+                            double score = increment && old != null ? given + old : given;
                             if (Double.isNaN(score)) {
-                                return NAN;
+                                nan[0] = true;
+                                return null;
                             }
+                            if (old != null && (lower && score >= old || higher && score <= old)) {
+                                return null;
+                            }
+                            seen[1] = score;
+                            return score;
+                        });
+                        if (nan[0]) {
+                            return NAN;
                         }
-                        if (lower && score >= old || higher && score <= old) {
+                        if (seen[1] == null) {
                             continue;
                         }
-                        last = score;
-                        if (SortedSetStore.put(store, op.id, member, score, old)) {
+                        last = seen[1];
+                        if (seen[0] == null) {
+                            counts[0]++;
+                        } else if (changed) {
                             counts[1]++;
                         }
                     }

@@ -6,6 +6,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.function.UnaryOperator;
 
 /**
  * A sorted set's members in the {@link CollectionStore}: each member is an element whose value is
@@ -35,15 +36,46 @@ final class SortedSetStore {
      * @return whether anything changed
      */
     static boolean put(CollectionStore store, long id, byte[] member, double score, Double old) {
-        if (old != null) {
-            if (old == score) {
-                return false;
-            }
-            store.removeKey(CollectionLayout.scoreKey(id, old, member));
+        if (old != null && old == score) {
+            return false;
         }
         store.put(id, member, CollectionLayout.scoreValue(score));
-        store.putKey(CollectionLayout.scoreKey(id, score, member), EMPTY);
+        reindex(store, id, member, score, old);
         return true;
+    }
+
+    /**
+     * Gives a member the score {@code decide} picks from its score now, reading and writing the
+     * member's entry in one descent of the store; inside an atomic change.
+     *
+     * @param decide given the member's score (null if it is not in the set), returns its new score,
+     *               or null to leave it as it is; called once
+     * @return whether anything changed (a score equal to the one it had changes nothing)
+     */
+    static boolean update(CollectionStore store, long id, byte[] member, UnaryOperator<Double> decide) {
+        Double[] scores = new Double[2]; // before, after
+        store.update(id, member, value -> {
+            Double before = value == null ? null : CollectionLayout.scoreValueOf(value);
+            Double after = decide.apply(before);
+            scores[0] = before;
+            scores[1] = after;
+            return after == null || before != null && before.doubleValue() == after ? value : CollectionLayout.scoreValue(after);
+        });
+        Double before = scores[0];
+        Double after = scores[1];
+        if (after == null || before != null && before.doubleValue() == after) {
+            return false;
+        }
+        reindex(store, id, member, after, before);
+        return true;
+    }
+
+    /** Moves a member's key by score from its old score (null: none) to its new one. */
+    private static void reindex(CollectionStore store, long id, byte[] member, double score, Double old) {
+        if (old != null) {
+            store.removeKey(CollectionLayout.scoreKey(id, old, member));
+        }
+        store.putKey(CollectionLayout.scoreKey(id, score, member), EMPTY);
     }
 
     /** Removes a member; inside an atomic change. @return whether it was there */
