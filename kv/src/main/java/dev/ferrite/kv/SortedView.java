@@ -351,6 +351,15 @@ abstract class SortedView<K, V> extends AbstractMap<K, V> implements ConcurrentN
     }
 
     private Map.Entry<K, V> poll(boolean first) {
+        boolean lowest = first != descending;
+        byte[] bound = lowest ? lo : hi;
+        if (bound != null) { // one descent, if the leaf the bound's descent reaches holds the entry
+            byte[][] taken = coding.store.write(w -> w.pollEdge(bound, lowest ? loInclusive : hiInclusive, lowest,
+                    lowest ? hi : lo, lowest ? hiInclusive : loInclusive));
+            if (taken != null) {
+                return new SimpleImmutableEntry<>(coding.decodeKey(taken[0]), coding.decodeValue(taken[1]));
+            }
+        }
         while (true) {
             Hit h = first ? first() : last();
             if (h == null) {

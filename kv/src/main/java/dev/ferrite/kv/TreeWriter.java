@@ -57,6 +57,89 @@ final class TreeWriter {
      */
     byte[] update(byte[] key, UnaryOperator<byte[]> change) {
         checkNotFailed();
+        int depth = descend(key);
+        int pos = depth == 0 ? -1 : PageLayout.searchLeaf(levels[depth - 1], pathPages[depth - 1], key);
+        return changeAt(depth, key, pos, change);
+    }
+
+    /**
+     * Removes the entry nearest a bound within a range, if the leaf a descent by that bound reaches
+     * holds it: one descent, where a read of the entry and then its removal take two.
+     *
+     * @param bound          the range's bound on the side the entry is taken from
+     * @param inclusive      whether an entry whose key is {@code bound} is within the range
+     * @param lowest         whether the lowest entry is taken (else the highest)
+     * @param other          the range's other bound, or null for none
+     * @param otherInclusive whether an entry whose key is {@code other} is within the range
+     * @return the removed entry's key and value, or null if that leaf holds no entry within the
+     *         range (the range may be empty, or its entry lie in the next leaf): nothing was changed
+     */
+    byte[][] pollEdge(byte[] bound, boolean inclusive, boolean lowest, byte[] other, boolean otherInclusive) {
+        checkNotFailed();
+        int depth = descend(bound);
+        if (depth == 0) {
+            return null;
+        }
+        byte[] leaf = levels[depth - 1];
+        int number = pathPages[depth - 1];
+        int found = PageLayout.searchLeaf(leaf, number, bound);
+        int pos = lowest ? (found >= 0 ? (inclusive ? found : found + 1) : -found - 1)
+                : (found >= 0 ? (inclusive ? found : found - 1) : -found - 2);
+        if (lowest && pos == PageLayout.getU16(leaf, PageLayout.COUNT)) {
+            // Every key of this leaf is below the entry: it is the first of the next leaf, found by
+            // that leaf's separator (above the bound, at most its keys).
+            byte[] next = nextSeparator(depth);
+            if (next == null) {
+                return null;
+            }
+            depth = descend(next);
+            leaf = levels[depth - 1];
+            number = pathPages[depth - 1];
+            found = PageLayout.searchLeaf(leaf, number, next);
+            pos = found >= 0 ? found : -found - 1;
+        }
+        if (pos < 0 || pos >= PageLayout.getU16(leaf, PageLayout.COUNT)) {
+            return null;
+        }
+        int at = PageLayout.entry(leaf, number, pos, LEAF_ENTRY_HEADER);
+        int from = at + LEAF_ENTRY_HEADER;
+        byte[] key = Arrays.copyOfRange(leaf, from, from + PageLayout.leafKeyLength(leaf, number, at));
+        if (other != null) {
+            int c = Arrays.compareUnsigned(key, other);
+            if (lowest ? c > 0 || c == 0 && !otherInclusive : c < 0 || c == 0 && !otherInclusive) {
+                return null;
+            }
+        }
+        return new byte[][] {key, changeAt(depth, key, pos, old -> null)};
+    }
+
+    /**
+     * @param depth the descended path's length
+     * @return the separator of the subtree just right of the path at its deepest branch that has
+     *         one (every key of the path's leaf is below it, every key of the next leaf at least
+     *         it), or null if the path's leaf is the last
+     */
+    private byte[] nextSeparator(int depth) {
+        for (int level = depth - 2; level >= 0; level--) {
+            byte[] branch = levels[level];
+            int number = pathPages[level];
+            int i = pathChild[level] + 1;
+            if (i < PageLayout.getU16(branch, PageLayout.COUNT)) {
+                int at = PageLayout.entry(branch, number, i, PageLayout.BRANCH_ENTRY_HEADER);
+                int from = at + PageLayout.BRANCH_ENTRY_HEADER;
+                return Arrays.copyOfRange(branch, from, from + PageLayout.separatorLength(branch, number, at));
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Copies the path from the root to the leaf where a key is or would go into {@link #levels},
+     * noting each page's number and the child taken.
+     *
+     * @return the path's length, 0 for an empty tree
+     */
+    private int descend(byte[] key) {
         long root = root();
         int depth = 0;
         if (root != 0) {
@@ -80,20 +163,26 @@ final class TreeWriter {
                 ref = PageLayout.childRef(page, number, pathChild[depth]);
             }
         }
-        int pos = -1;
+        return depth;
+    }
+
+    /**
+     * Changes the entry at {@code pos} of the descended path's leaf (or puts one there).
+     *
+     * @param pos the key's index in the leaf, or {@code -(insertion point) - 1}; -1 for an empty tree
+     * @return the value before, or null
+     */
+    private byte[] changeAt(int depth, byte[] key, int pos, UnaryOperator<byte[]> change) {
         Object stored = null;
-        if (depth > 0) {
+        if (depth > 0 && pos >= 0) {
             byte[] leaf = levels[depth - 1];
             int number = pathPages[depth - 1];
-            pos = PageLayout.searchLeaf(leaf, number, key);
-            if (pos >= 0) {
-                int at = PageLayout.entry(leaf, number, pos, LEAF_ENTRY_HEADER);
-                int k = PageLayout.leafKeyLength(leaf, number, at);
-                int v = PageLayout.getInt(leaf, at + 3);
-                int from = at + LEAF_ENTRY_HEADER + k;
-                stored = leaf[at + 2] == PageLayout.INLINE ? Arrays.copyOfRange(leaf, from, from + v)
-                        : new TreeNode.Overflow(PageLayout.getLong(leaf, from), v);
-            }
+            int at = PageLayout.entry(leaf, number, pos, LEAF_ENTRY_HEADER);
+            int k = PageLayout.leafKeyLength(leaf, number, at);
+            int v = PageLayout.getInt(leaf, at + 3);
+            int from = at + LEAF_ENTRY_HEADER + k;
+            stored = leaf[at + 2] == PageLayout.INLINE ? Arrays.copyOfRange(leaf, from, from + v)
+                    : new TreeNode.Overflow(PageLayout.getLong(leaf, from), v);
         }
         byte[] old = stored == null ? null : stored instanceof byte[] b ? b : readOverflow((TreeNode.Overflow) stored);
         byte[] next = change.apply(old);

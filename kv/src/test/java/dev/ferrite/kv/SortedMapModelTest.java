@@ -340,6 +340,55 @@ class SortedMapModelTest {
         assertEquals(0, map.size());
     }
 
+    /**
+     * Polls from both ends of random ranges (bounds in or out, views descending or not) among puts:
+     * the entry a poll takes by one descent from its bound, or by a read and a removal where the
+     * bound's leaf does not hold it, is the one a {@code TreeMap} gives.
+     */
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2, 3})
+    void pollsOfRangesAnswerAsATreeMapDoes(long seed) {
+        Random r = new Random(seed);
+        try (FerriteSortedMap<String, String> map = FerriteSortedMap.builder(Codec.utf8(), Codec.utf8())
+                .pool(pool, "polls" + seed).create()) {
+            NavigableMap<String, String> model = new TreeMap<>();
+            for (int step = 0; step < 30_000; step++) {
+                String k = key(r, 4000);
+                if (r.nextInt(3) > 0) {
+                    String v = value(r);
+                    assertEquals(model.put(k, v), map.put(k, v), "put " + k);
+                    continue;
+                }
+                String k2 = key(r, 4000);
+                String from = k.compareTo(k2) <= 0 ? k : k2;
+                String to = k.compareTo(k2) <= 0 ? k2 : k;
+                boolean fi = r.nextBoolean();
+                boolean ti = r.nextBoolean();
+                int kind = r.nextInt(4);
+                NavigableMap<String, String> m = switch (kind) {
+                    case 0 -> model.tailMap(from, fi);
+                    case 1 -> model.headMap(to, ti);
+                    default -> model.subMap(from, fi, to, ti);
+                };
+                NavigableMap<String, String> f = switch (kind) {
+                    case 0 -> map.tailMap(from, fi);
+                    case 1 -> map.headMap(to, ti);
+                    default -> map.subMap(from, fi, to, ti);
+                };
+                if (kind == 3) {
+                    m = m.descendingMap();
+                    f = f.descendingMap();
+                }
+                boolean first = r.nextBoolean();
+                String what = (first ? "pollFirst" : "pollLast") + " of view " + kind + " " + from + (fi ? "]" : ")")
+                        + " " + to + (ti ? "]" : ")");
+                assertEquals(first ? m.pollFirstEntry() : m.pollLastEntry(), first ? f.pollFirstEntry() : f.pollLastEntry(), what);
+            }
+            assertEquals(model, map);
+            assertNoPageLost(map);
+        }
+    }
+
     static void assertNoPageLost(FerriteSortedMap<?, ?> map) {
         SortedStore s = storeOf(map);
         int held = s.write(TreeWriter::heldPages);
