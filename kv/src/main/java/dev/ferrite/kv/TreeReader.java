@@ -211,7 +211,7 @@ final class TreeReader {
     }
 
     /** @return whether the key of a copied leaf's entry {@code i} lies beyond a bound in a run's direction */
-    private static boolean beyondAt(byte[] buf, int number, int i, byte[] bound, boolean inclusive, boolean up) {
+    static boolean beyondAt(byte[] buf, int number, int i, byte[] bound, boolean inclusive, boolean up) {
         int at = PageLayout.entry(buf, number, i, LEAF_ENTRY_HEADER);
         int from = at + LEAF_ENTRY_HEADER;
         return beyond(buf, from, from + PageLayout.leafKeyLength(buf, number, at), bound, inclusive, up);

@@ -101,15 +101,12 @@ final class TreeWriter {
         if (pos < 0 || pos >= PageLayout.getU16(leaf, PageLayout.COUNT)) {
             return null;
         }
+        if (other != null && TreeReader.beyondAt(leaf, number, pos, other, otherInclusive, lowest)) {
+            return null;
+        }
         int at = PageLayout.entry(leaf, number, pos, LEAF_ENTRY_HEADER);
         int from = at + LEAF_ENTRY_HEADER;
         byte[] key = Arrays.copyOfRange(leaf, from, from + PageLayout.leafKeyLength(leaf, number, at));
-        if (other != null) {
-            int c = Arrays.compareUnsigned(key, other);
-            if (lowest ? c > 0 || c == 0 && !otherInclusive : c < 0 || c == 0 && !otherInclusive) {
-                return null;
-            }
-        }
         return new byte[][] {key, changeAt(depth, key, pos, old -> null)};
     }
 

@@ -116,7 +116,7 @@ final class SortedSetAlgebra {
             if (store) {
                 return CollectionWrite.replace(c, s, a[1], ValueLayout.ZSET, ordered.size(), made -> {
                     for (Map.Entry<byte[], Double> e : ordered) {
-                        SortedSetStore.put(collections, made, e.getKey(), e.getValue(), null);
+                        SortedSetStore.add(collections, made, e.getKey(), e.getValue());
                     }
                 }, name);
             }

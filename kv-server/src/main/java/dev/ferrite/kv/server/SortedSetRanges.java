@@ -108,7 +108,7 @@ final class SortedSetRanges {
             List<byte[]> keys = id == 0 ? List.of() : select(collections, id, range);
             return CollectionWrite.replace(c, s, a[1], ValueLayout.ZSET, keys.size(), made -> {
                 for (byte[] k : keys) {
-                    SortedSetStore.put(collections, made, CollectionLayout.scoreMember(k), CollectionLayout.scoreOf(k), null);
+                    SortedSetStore.add(collections, made, CollectionLayout.scoreMember(k), CollectionLayout.scoreOf(k));
                 }
             }, "zrangestore");
         });

@@ -29,19 +29,10 @@ final class SortedSetStore {
         return v == null ? null : CollectionLayout.scoreValueOf(v);
     }
 
-    /**
-     * Gives a member a score (adding it if it is not there); inside an atomic change.
-     *
-     * @param old the member's score now, or null if it is not in the set
-     * @return whether anything changed
-     */
-    static boolean put(CollectionStore store, long id, byte[] member, double score, Double old) {
-        if (old != null && old == score) {
-            return false;
-        }
+    /** Adds a member that is not in the set (of a set being made) with its score; inside an atomic change. */
+    static void add(CollectionStore store, long id, byte[] member, double score) {
         store.put(id, member, CollectionLayout.scoreValue(score));
-        reindex(store, id, member, score, old);
-        return true;
+        reindex(store, id, member, score, null);
     }
 
     /**
@@ -53,20 +44,21 @@ final class SortedSetStore {
      * @return whether anything changed (a score equal to the one it had changes nothing)
      */
     static boolean update(CollectionStore store, long id, byte[] member, UnaryOperator<Double> decide) {
-        Double[] scores = new Double[2]; // before, after
+        Double[] scores = new Double[2]; // before, after: after null if nothing changed
         store.update(id, member, value -> {
             Double before = value == null ? null : CollectionLayout.scoreValueOf(value);
             Double after = decide.apply(before);
+            if (after == null || before != null && before.doubleValue() == after) {
+                return value;
+            }
             scores[0] = before;
             scores[1] = after;
-            return after == null || before != null && before.doubleValue() == after ? value : CollectionLayout.scoreValue(after);
+            return CollectionLayout.scoreValue(after);
         });
-        Double before = scores[0];
-        Double after = scores[1];
-        if (after == null || before != null && before.doubleValue() == after) {
+        if (scores[1] == null) {
             return false;
         }
-        reindex(store, id, member, after, before);
+        reindex(store, id, member, scores[1], scores[0]);
         return true;
     }
 

@@ -36,7 +36,7 @@ class SortedSetPopTest {
                 for (int i = 0; i < 3_000; i++) {
                     String member = "m" + i;
                     double score = r.nextInt(500) - 250.5;
-                    SortedSetStore.put(store, id, bytes(member), score, null);
+                    SortedSetStore.add(store, id, bytes(member), score);
                     model.computeIfAbsent(score, s -> new ArrayList<>()).add(member);
                 }
                 return null;
@@ -77,7 +77,7 @@ class SortedSetPopTest {
             int n = 60_000;
             store.locked(() -> store.change(() -> {
                 for (int i = 0; i < n; i++) {
-                    SortedSetStore.put(store, id, bytes("member:" + i), i, null);
+                    SortedSetStore.add(store, id, bytes("member:" + i), i);
                 }
                 return null;
             }));
