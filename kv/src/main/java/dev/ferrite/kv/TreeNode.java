@@ -106,6 +106,14 @@ final class TreeNode {
         return sum;
     }
 
+    /**
+     * @return whether two nodes of these sizes in bytes, merged, fit three quarters of a page: the
+     *         rule by which a node under a quarter of a page merges with its neighbour
+     */
+    static boolean mergedFit(int bytes, int otherBytes, int pageSize) {
+        return bytes + otherBytes - BODY <= pageSize * 3 / 4;
+    }
+
     /** How an entry just added follows the one added before it: where a node that outgrew its page splits. */
     enum Run {
         /** No run: the node splits as {@link #split} says for where the entry went. */

@@ -127,6 +127,76 @@ class SortedMapCostTest {
         }
     }
 
+    /**
+     * The writer keeps the path it wrote last: a change along it copies no page from the map's
+     * memory, one elsewhere copies the pages it has not seen.
+     */
+    @Test
+    void aChangeAlongThePathWrittenLastCopiesNoPage() {
+        try (FerriteSortedMap<Long, byte[]> map = FerriteSortedMap.builder(Codec.int64Ordered(), Codec.bytes()).pool(pool, "path").create()) {
+            for (long i = 0; i < 100_000; i++) {
+                map.put(i, new byte[20]);
+            }
+            SortedStore store = SortedMapModelTest.storeOf(map);
+            map.put(50_000L, new byte[30]); // may split its leaf
+            map.put(50_000L, new byte[5]);
+            long copied = copiedBy(store);
+            for (int i = 0; i < 10; i++) {
+                map.put(50_000L, new byte[i]);
+                map.remove(50_001L);
+                map.put(50_001L, new byte[i]);
+            }
+            assertEquals(copied, copiedBy(store), "pages copied by changes along the path written last");
+            map.put(90_000L, new byte[30]);
+            long elsewhere = copiedBy(store) - copied;
+            assertTrue(elsewhere >= 1 && elsewhere < 3, elsewhere + " pages copied by a change in another leaf of a tree of 3 levels");
+            assertEquals(9, map.get(50_001L).length);
+            assertEquals(100_000, map.size());
+        }
+    }
+
+    /**
+     * An atomic change does not copy the pages it wrote itself again: they are changed where they
+     * are, since no reader can reach them before the commit. Its root stays while later changes
+     * go into other leaves.
+     */
+    @Test
+    void anAtomicChangeChangesItsOwnPagesWhereTheyAre() {
+        try (FerriteSortedMap<Long, byte[]> map = FerriteSortedMap.builder(Codec.int64Ordered(), Codec.bytes()).pool(pool, "own").create()) {
+            for (long i = 0; i < 100_000; i++) {
+                map.put(i, new byte[20]);
+            }
+            SortedStore store = SortedMapModelTest.storeOf(map);
+            long published = root(map);
+            map.atomically(() -> {
+                map.put(10L, new byte[30]);
+                long working = workingRoot(store);
+                assertTrue(working != published, "the first change writes a new root");
+                for (long k = 20_000; k < 100_000; k += 20_000) {
+                    map.put(k, new byte[30]);
+                    assertEquals(working, workingRoot(store), "the root after a change in another leaf");
+                }
+                map.remove(11L);
+                assertEquals(working, workingRoot(store), "the root after a removal");
+            });
+            assertTrue(published != root(map), "the commit publishes the new tree");
+            assertEquals(99_999, map.size());
+            for (long k = 20_000; k < 100_000; k += 20_000) {
+                assertEquals(30, map.get(k).length);
+            }
+            assertEquals(null, map.get(11L));
+            SortedMapModelTest.assertNoPageLost(map);
+        }
+    }
+
+    private static long copiedBy(SortedStore store) {
+        return store.write(w -> w.pagesCopied);
+    }
+
+    private static long workingRoot(SortedStore store) {
+        return store.write(TreeWriter::root);
+    }
+
     private static long root(FerriteSortedMap<?, ?> map) {
         return SortedMapModelTest.storeOf(map).header.getLongVolatile(SortedLayout.ROOT);
     }
