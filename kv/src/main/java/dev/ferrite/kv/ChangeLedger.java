@@ -49,11 +49,6 @@ final class ChangeLedger {
         return pages.write(take(), bytes, used);
     }
 
-    /** @return whether the change took this page itself and has not published it: no reader reaches it */
-    boolean own(int page) {
-        return taken.get(page);
-    }
-
     /** Opens an atomic change: the changes until {@link #commit} build a tree nobody else sees. */
     void begin() {
         atomic = true;

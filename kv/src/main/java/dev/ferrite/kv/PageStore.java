@@ -97,12 +97,6 @@ final class PageStore {
         return into;
     }
 
-    /** @return whether the page a reference names still has the stamp the reference expects */
-    boolean isCurrent(long ref) {
-        int page = SortedLayout.refPage(ref);
-        return segment(page).getIntVolatile(offset(page) + STAMP) == SortedLayout.refStamp(ref);
-    }
-
     /** @return the int at {@code from} of a page (the writer's read of a stable page) */
     int getInt(int page, int from) {
         return segment(page).getInt(offset(page) + from);
@@ -114,14 +108,6 @@ final class PageStore {
     }
 
     // ---------------------------------------------------------------- the writer's
-
-    /**
-     * Writes a long into a page the writer took and has not published (no reader can reach it),
-     * leaving its stamp as it is.
-     */
-    void patchLong(int page, int at, long v) {
-        segment(page).putLong(offset(page) + at, v);
-    }
 
     /**
      * Takes a page for the writer: its stamp made odd (readers of what it held start over).

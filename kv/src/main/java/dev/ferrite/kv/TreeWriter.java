@@ -12,27 +12,17 @@ import static dev.ferrite.kv.PageLayout.LEAF_ENTRY_HEADER;
  * ({@link ChangeLedger}) publishes the new root word with one release store and only then frees the
  * pages the old path held. The common change, a leaf that keeps between a quarter of a page and a
  * page, is written here from the old pages' bytes, no node decoded; the rest (splits, merges,
- * overflow values, an emptied leaf) by {@link TreeRewriter}. The writer keeps a copy of the path it
- * wrote last and copies only the pages of a path it does not hold. Inside an atomic change, a
- * branch the change wrote itself (no reader reaches it) is patched where it is. Killed at any
- * instant, the writer leaves the last published tree whole; the pages it had taken are found
- * again by {@link #repair}. Not thread-safe: the caller holds the map's lock.
+ * overflow values, an emptied leaf) by {@link TreeRewriter}. Killed at any instant, the writer
+ * leaves the last published tree whole; the pages it had taken are found again by
+ * {@link #repair}. Not thread-safe: the caller holds the map's lock.
  */
 final class TreeWriter {
 
     private final PageStore pages;
     private final int pageSize;
-    private byte[] buf;
+    private final byte[] buf;
     /** The update's path, root first: copies of its pages (made as needed), their numbers, the child taken in each branch. */
     private final byte[][] levels = new byte[TreeReader.MAX_DEPTH + 2][];
-    /**
-     * The reference (page and stamp) whose bytes each {@link #levels} copy holds, 0 for none: a
-     * descent that meets it again (the path this writer wrote last) copies nothing, since a
-     * published page's bytes never change under one stamp (and this writer patches its own).
-     */
-    private final long[] levelRefs = new long[TreeReader.MAX_DEPTH + 2];
-    /** Path pages this writer copied from the map's memory: a count for tests. */
-    long pagesCopied;
     private final int[] pathPages = new int[TreeReader.MAX_DEPTH + 2];
     private final int[] pathChild = new int[TreeReader.MAX_DEPTH + 2];
     private final ChangeLedger ledger;
@@ -182,12 +172,7 @@ final class TreeWriter {
                             + " levels: a branch refers back to a page above it");
                 }
                 byte[] page = level(depth);
-                if (levelRefs[depth] != ref || !pages.isCurrent(ref)) {
-                    levelRefs[depth] = 0;
-                    pagesCopied++;
-                    pages.readStable(ref, page);
-                    levelRefs[depth] = ref;
-                }
+                pages.readStable(ref, page);
                 int number = SortedLayout.refPage(ref);
                 pathPages[depth] = number;
                 if (PageLayout.checkNode(page, number, pageSize) == PageLayout.LEAF) {
@@ -283,48 +268,23 @@ final class TreeWriter {
         spliceLeaf(leaf, pathPages[depth - 1], count, pos, key, next, newCount, newUsed);
         ledger.retire(pathPages[depth - 1]);
         long ref = ledger.write(buf, newUsed);
-        levels[depth - 1] = buf; // the new leaf's bytes become the path's copy of it
-        buf = leaf;
-        levelRefs[depth - 1] = ref;
         long delta = newCount - count;
         for (int level = depth - 2; level >= 0; level--) {
             byte[] branch = levels[level];
-            int number = pathPages[level];
-            long own = levelRefs[level];
-            int at = PageLayout.entry(branch, number, pathChild[level], PageLayout.BRANCH_ENTRY_HEADER);
-            long childCount = PageLayout.getLong(branch, at + 8) + delta;
-            levelRefs[level] = 0; // until the copy holds a page's bytes again
+            int branchUsed = PageLayout.getInt(branch, PageLayout.USED);
+            int at = PageLayout.entry(branch, pathPages[level], pathChild[level], PageLayout.BRANCH_ENTRY_HEADER);
             PageLayout.putLong(branch, at, ref);
-            PageLayout.putLong(branch, at + 8, childCount);
-            if (own != 0 && ledger.own(number)) {
-                // This atomic change's own page, which nobody else can reach: changed where it is
-                // (and so no longer what another level's copy of it, if any, holds).
-                forgetCopies(number);
-                pages.patchLong(number, at, ref);
-                pages.patchLong(number, at + 8, childCount);
-                ref = own;
-            } else {
-                ledger.retire(number);
-                ref = ledger.write(branch, PageLayout.getInt(branch, PageLayout.USED));
-            }
-            levelRefs[level] = ref;
+            PageLayout.putLong(branch, at + 8, PageLayout.getLong(branch, at + 8) + delta);
+            ledger.retire(pathPages[level]);
+            ref = ledger.write(branch, branchUsed);
         }
         return ref;
-    }
-
-    /** Drops every path copy of a page whose bytes change under its stamp. */
-    private void forgetCopies(int page) {
-        for (int d = 0; d < levelRefs.length; d++) {
-            if (levelRefs[d] != 0 && SortedLayout.refPage(levelRefs[d]) == page) {
-                levelRefs[d] = 0;
-            }
-        }
     }
 
     /**
      * @param depth the node's depth plus one: its parent is at {@code depth - 2} of the path
      * @return whether a node (leaf or branch) of {@code used} bytes under a quarter of a page would
-     *         be merged with its neighbour ({@link #mergeWithNeighbour}'s test): if not, it is
+     *         be merged with its neighbour (the rule of {@link TreeNode#mergedFit}): if not, it is
      *         written as it is
      */
     private boolean mergeable(int depth, int used) {
