@@ -128,7 +128,8 @@ final class TreeNode {
      * Splits the node into pieces that each fit a page, in order, so that keys added in order leave
      * full pages behind them. An entry added in a run (right after or right before the one added
      * before it) goes to a page of its own between the entries before and after it, which stay as
-     * full as their page was; the run goes on in the new page. A node that grew at its end or start
+     * full as their page was; the run goes on in the new page, which also takes the entries on the
+     * run's side if they are so few that the merge rule would join them to it. A node that grew at its end or start
      * otherwise fills its first or last pieces; any other node splits even by bytes.
      *
      * @param pageSize  bytes per page
@@ -143,10 +144,21 @@ final class TreeNode {
         }
         int n = keys.size();
         if (run != Run.NONE) {
+            // The run goes on from the new entry towards the entries on its side: when those are
+            // few enough that the merge rule would join them to the new entry's page at the next
+            // change, they share that page from the start.
+            int from = changedAt;
+            int to = changedAt + 1;
+            int entry = BODY + entryBytes(changedAt);
+            if (run == Run.DESCENDING && joins(rangeBytes(0, from), entry, pageSize)) {
+                from = 0;
+            } else if (run == Run.ASCENDING && joins(rangeBytes(to, n), entry, pageSize)) {
+                to = n;
+            }
             List<TreeNode> pieces = new ArrayList<>(3);
-            addRange(pieces, 0, changedAt, pageSize);
-            addRange(pieces, changedAt, changedAt + 1, pageSize);
-            addRange(pieces, changedAt + 1, n, pageSize);
+            addRange(pieces, 0, from, pageSize);
+            addRange(pieces, from, to, pageSize);
+            addRange(pieces, to, n, pageSize);
             return pieces;
         }
         boolean appended = changedAt == n - 1;
@@ -174,6 +186,20 @@ final class TreeNode {
         pieces.addAll(right.bytes() > pageSize
                 ? right.split(pageSize, appended ? right.size() - 1 : -1, Run.NONE) : List.of(right));
         return pieces;
+    }
+
+    /** @return bytes entries [from, to) take as one page */
+    private int rangeBytes(int from, int to) {
+        int sum = BODY;
+        for (int i = from; i < to; i++) {
+            sum += entryBytes(i);
+        }
+        return sum;
+    }
+
+    /** @return whether a piece of {@code bytes} (a page's header alone: none) would be merged with one of {@code otherBytes} */
+    private static boolean joins(int bytes, int otherBytes, int pageSize) {
+        return bytes > BODY && bytes < pageSize / 4 && mergedFit(bytes, otherBytes, pageSize);
     }
 
     /** Adds entries [from, to) as a piece (none if empty; split evenly if over a page). */

@@ -25,6 +25,8 @@ final class TreeWriter {
     private final byte[][] levels = new byte[TreeReader.MAX_DEPTH + 2][];
     private final int[] pathPages = new int[TreeReader.MAX_DEPTH + 2];
     private final int[] pathChild = new int[TreeReader.MAX_DEPTH + 2];
+    /** Changes this writer made by the general path ({@link TreeRewriter}): a count for tests. */
+    long rewrites;
     private final ChangeLedger ledger;
     private final TreeRewriter rewriter;
     /** The key of the last entry this writer added: a run of keys added in order splits where it runs. */
@@ -211,8 +213,11 @@ final class TreeWriter {
         }
         try {
             long written = inPlace(depth, key, pos, stored, next);
-            ledger.publish(written != 0 ? written
-                    : rewriter.rewrite(levels, pathPages, pathChild, depth, key, pos, stored, next, lastAdded));
+            if (written == 0) {
+                rewrites++;
+                written = rewriter.rewrite(levels, pathPages, pathChild, depth, key, pos, stored, next, lastAdded);
+            }
+            ledger.publish(written);
         } catch (RuntimeException | Error e) {
             ledger.fail(e);
             throw e;

@@ -69,6 +69,33 @@ class SortedMapCostTest {
         }
     }
 
+    /**
+     * Keys added in order after a few others (a list of the server grown at its head, after its
+     * header): a page split by the run is not merged again by the next change, so the general
+     * path runs about once per page filled, not twice.
+     */
+    @Test
+    void aRunBesideFewKeysSplitsOncePerPage() {
+        for (boolean descending : new boolean[] {true, false}) {
+            try (FerriteSortedMap<Long, byte[]> map = FerriteSortedMap.builder(Codec.int64Ordered(), Codec.bytes())
+                    .pool(pool, "run-" + descending).create()) {
+                map.put(descending ? Long.MIN_VALUE : Long.MAX_VALUE, new byte[10]);
+                map.put(descending ? Long.MIN_VALUE + 1 : Long.MAX_VALUE - 1, new byte[10]);
+                SortedStore store = SortedMapModelTest.storeOf(map);
+                long before = store.write(w -> w.rewrites);
+                int n = 30_000;
+                for (long i = 0; i < n; i++) {
+                    map.put(descending ? -i : i, new byte[100]);
+                }
+                long rewrites = store.write(w -> w.rewrites) - before;
+                int pages = store.write(TreeWriter::heldPages);
+                assertTrue(rewrites <= pages + 3, (descending ? "descending" : "ascending") + ": " + rewrites
+                        + " changes on the general path for a tree of " + pages + " pages");
+                assertEquals(n + 2, map.size());
+            }
+        }
+    }
+
     @Test
     void popsFromTheHeadStayOnTheInPlacePath() {
         try (FerriteSortedMap<Long, byte[]> map = FerriteSortedMap.builder(Codec.int64Ordered(), Codec.bytes()).pool(pool, "pops").create()) {
