@@ -4,6 +4,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
+import static dev.ferrite.kv.PageLayout.BODY;
+import static dev.ferrite.kv.PageLayout.BRANCH_ENTRY_HEADER;
+
 /**
  * A sorted map's general change, for what the writer's in-place path does not do: the path decoded
  * into nodes, the leaf changed, then written bottom up into new pages, each level's node merged with
@@ -16,6 +19,8 @@ final class TreeRewriter {
     private final int pageSize;
     private final ChangeLedger ledger;
     private final byte[] buf;
+    /** Branches of a path this rewriter decoded (a split or merge reached them): a count for tests. */
+    long branchesDecoded;
 
     TreeRewriter(PageStore pages, ChangeLedger ledger) {
         this.pages = pages;
@@ -48,7 +53,8 @@ final class TreeRewriter {
             numbers.add(0);
         }
         for (int level = 0; level < depth; level++) {
-            nodes.add(TreeNode.decode(levels[level], pathPages[level], pageSize));
+            // The leaf now; a branch only if a change below needs it decoded.
+            nodes.add(level == depth - 1 ? TreeNode.decode(levels[level], pathPages[level], pageSize) : null);
             numbers.add(pathPages[level]);
             if (level < depth - 1) {
                 childIndex.add(pathChild[level]);
@@ -75,7 +81,7 @@ final class TreeRewriter {
                 run = runAt(leaf, changedAt, lastAdded);
             }
         }
-        return rewrite(nodes, numbers, childIndex, changedAt, run);
+        return rewrite(nodes, levels, numbers, childIndex, changedAt, run);
     }
 
     /** @return how a key just added at index {@code at} of a leaf follows the one this writer added before */
@@ -106,11 +112,19 @@ final class TreeRewriter {
      *
      * @return the new root word
      */
-    private long rewrite(List<TreeNode> nodes, List<Integer> numbers, List<Integer> childIndex, int changedAt,
-                         TreeNode.Run run) {
+    private long rewrite(List<TreeNode> nodes, byte[][] levels, List<Integer> numbers, List<Integer> childIndex,
+                         int changedAt, TreeNode.Run run) {
         List<Piece> pieces = null;
         for (int level = nodes.size() - 1; level >= 0; level--) {
             TreeNode node = nodes.get(level);
+            if (node == null) { // a branch of the path, not decoded yet
+                Piece spliced = spliceBranch(levels, numbers, childIndex, level, pieces);
+                if (spliced != null) {
+                    pieces = List.of(spliced);
+                    continue;
+                }
+                node = decoded(nodes, levels, numbers, level);
+            }
             if (numbers.get(level) != 0) {
                 ledger.retire(numbers.get(level));
             }
@@ -122,7 +136,7 @@ final class TreeRewriter {
                 run = TreeNode.Run.NONE;
             }
             if (level > 0 && node.size() > 0 && node.bytes() < pageSize / 4) {
-                Merge m = mergeWithNeighbour(nodes.get(level - 1), childIndex.get(level - 1), node);
+                Merge m = mergeWithNeighbour(decoded(nodes, levels, numbers, level - 1), childIndex.get(level - 1), node);
                 node = m.node();
                 childIndex.set(level - 1, m.index());
             }
@@ -137,6 +151,107 @@ final class TreeRewriter {
             pieces = write(root.split(pageSize, -1, TreeNode.Run.NONE));
         }
         return pieces.isEmpty() ? 0 : pieces.get(0).ref();
+    }
+
+    /**
+     * @param parent a copy of the node's parent page
+     * @param i      the node's index in its parent
+     * @return whether a node (leaf or branch) of {@code used} bytes under a quarter of a page
+     *         would be merged with its neighbour ({@link #mergeWithNeighbour}'s first test, by the
+     *         neighbour's size): if not, it is written as it is
+     */
+    static boolean mergeable(PageStore pages, byte[] parent, int parentNumber, int i, int used) {
+        int other = i > 0 ? i - 1 : i + 1;
+        if (other >= PageLayout.getU16(parent, PageLayout.COUNT)) {
+            return false;
+        }
+        int neighbour = SortedLayout.refPage(PageLayout.childRef(parent, parentNumber, other));
+        return TreeNode.mergedFit(pages.getInt(neighbour, PageLayout.USED), used, pages.pageSize);
+    }
+
+    /** @return the path's node at {@code level}, decoded from its page copy if it was not yet */
+    private TreeNode decoded(List<TreeNode> nodes, byte[][] levels, List<Integer> numbers, int level) {
+        TreeNode node = nodes.get(level);
+        if (node == null) {
+            node = TreeNode.decode(levels[level], numbers.get(level), pageSize);
+            nodes.set(level, node);
+            branchesDecoded++;
+        }
+        return node;
+    }
+
+    /**
+     * Writes the path's branch at {@code level} with the child the path takes replaced by the
+     * pieces the level below became, from the page's bytes (no node decoded), when the branch
+     * stays within a page and is not merged: the root with two children or more, another branch
+     * at least a quarter of a page or not {@link #mergeable}.
+     *
+     * @return the branch's new piece, or null if it must be decoded (nothing written)
+     */
+    private Piece spliceBranch(byte[][] levels, List<Integer> numbers, List<Integer> childIndex, int level, List<Piece> pieces) {
+        byte[] page = levels[level];
+        int number = numbers.get(level);
+        int i = childIndex.get(level);
+        boolean root = level == 0;
+        int count = PageLayout.getU16(page, PageLayout.COUNT);
+        int newCount = count - 1 + pieces.size();
+        if (pieces.isEmpty() || root && newCount < 2) {
+            return null;
+        }
+        int newUsed = BODY + 2 * newCount;
+        long entries = 0;
+        for (int j = 0; j < count; j++) {
+            int at = PageLayout.entry(page, number, j, BRANCH_ENTRY_HEADER);
+            int separator = PageLayout.separatorLength(page, number, at);
+            if (j != i) {
+                newUsed += BRANCH_ENTRY_HEADER + separator;
+                entries += PageLayout.getLong(page, at + 8);
+                continue;
+            }
+            for (int k = 0; k < pieces.size(); k++) {
+                newUsed += BRANCH_ENTRY_HEADER + (k == 0 ? separator : pieces.get(k).separator().length);
+                entries += pieces.get(k).count();
+            }
+        }
+        if (newUsed > pageSize || !root && newUsed < pageSize / 4
+                && mergeable(pages, levels[level - 1], numbers.get(level - 1), childIndex.get(level - 1), newUsed)) {
+            return null;
+        }
+        System.arraycopy(page, 0, buf, 0, BODY);
+        buf[PageLayout.KIND + 1] = 0;
+        PageLayout.putU16(buf, PageLayout.COUNT, newCount);
+        PageLayout.putInt(buf, PageLayout.USED, newUsed);
+        PageLayout.putInt(buf, PageLayout.NEXT, 0);
+        int to = BODY + 2 * newCount;
+        int slot = 0;
+        for (int j = 0; j < count; j++) {
+            int at = PageLayout.entry(page, number, j, BRANCH_ENTRY_HEADER);
+            int separator = PageLayout.separatorLength(page, number, at);
+            if (j != i) {
+                PageLayout.putU16(buf, BODY + 2 * slot++, to);
+                System.arraycopy(page, at, buf, to, BRANCH_ENTRY_HEADER + separator);
+                to += BRANCH_ENTRY_HEADER + separator;
+                continue;
+            }
+            for (int k = 0; k < pieces.size(); k++) {
+                Piece p = pieces.get(k);
+                PageLayout.putU16(buf, BODY + 2 * slot++, to);
+                PageLayout.putLong(buf, to, p.ref());
+                PageLayout.putLong(buf, to + 8, p.count());
+                if (k == 0) { // the child's place keeps its separator
+                    PageLayout.putU16(buf, to + 16, separator);
+                    System.arraycopy(page, at + BRANCH_ENTRY_HEADER, buf, to + BRANCH_ENTRY_HEADER, separator);
+                    to += BRANCH_ENTRY_HEADER + separator;
+                } else {
+                    byte[] sep = p.separator();
+                    PageLayout.putU16(buf, to + 16, sep.length);
+                    System.arraycopy(sep, 0, buf, to + BRANCH_ENTRY_HEADER, sep.length);
+                    to += BRANCH_ENTRY_HEADER + sep.length;
+                }
+            }
+        }
+        ledger.retire(number);
+        return new Piece(ledger.write(buf, newUsed), entries, null);
     }
 
     /** Writes a level's nodes, each to a page of its own, with the separators their parent keeps. */

@@ -28,7 +28,7 @@ final class TreeWriter {
     /** Changes this writer made by the general path ({@link TreeRewriter}): a count for tests. */
     long rewrites;
     private final ChangeLedger ledger;
-    private final TreeRewriter rewriter;
+    final TreeRewriter rewriter;
     /** The key of the last entry this writer added: a run of keys added in order splits where it runs. */
     private byte[] lastAdded;
 
@@ -293,14 +293,7 @@ final class TreeWriter {
      *         written as it is
      */
     private boolean mergeable(int depth, int used) {
-        byte[] parent = levels[depth - 2];
-        int i = pathChild[depth - 2];
-        int other = i > 0 ? i - 1 : i + 1;
-        if (other >= PageLayout.getU16(parent, PageLayout.COUNT)) {
-            return false;
-        }
-        int neighbour = SortedLayout.refPage(PageLayout.childRef(parent, pathPages[depth - 2], other));
-        return TreeNode.mergedFit(pages.getInt(neighbour, PageLayout.USED), used, pageSize);
+        return TreeRewriter.mergeable(pages, levels[depth - 2], pathPages[depth - 2], pathChild[depth - 2], used);
     }
 
     /**
