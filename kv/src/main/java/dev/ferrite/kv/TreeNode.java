@@ -129,8 +129,8 @@ final class TreeNode {
      * full pages behind them. An entry added in a run (right after or right before the one added
      * before it) goes to a page of its own between the entries before and after it, which stay as
      * full as their page was; the run goes on in the new page, which also takes the entries on the
-     * run's side if they are so few that the merge rule would join them to it. A node that grew at its end or start
-     * otherwise fills its first or last pieces; any other node splits even by bytes.
+     * run's side if they are so few that the merge rule would join them to it. A node that grew at
+     * its end or start otherwise fills its first or last pieces; any other node splits even by bytes.
      *
      * @param pageSize  bytes per page
      * @param changedAt the index of the entry last added or changed, or -1
@@ -197,7 +197,7 @@ final class TreeNode {
         return sum;
     }
 
-    /** @return whether a piece of {@code bytes} (a page's header alone: none) would be merged with one of {@code otherBytes} */
+    /** @return whether a piece of {@code bytes}, not empty, would be merged with one of {@code otherBytes} */
     private static boolean joins(int bytes, int otherBytes, int pageSize) {
         return bytes > BODY && bytes < pageSize / 4 && mergedFit(bytes, otherBytes, pageSize);
     }

@@ -8,10 +8,12 @@ import static dev.ferrite.kv.PageLayout.BODY;
 import static dev.ferrite.kv.PageLayout.BRANCH_ENTRY_HEADER;
 
 /**
- * A sorted map's general change, for what the writer's in-place path does not do: the path decoded
- * into nodes, the leaf changed, then written bottom up into new pages, each level's node merged with
- * a neighbour if it fell under a quarter of a page, split if it outgrew one, dropped if empty; values
- * too long for a leaf go to overflow pages. Not thread-safe: the caller holds the map's lock.
+ * A sorted map's general change, for what the writer's in-place path does not do: the leaf decoded
+ * into a node and changed, then the path written bottom up into new pages, each level's node merged
+ * with a neighbour if it fell under a quarter of a page, split if it outgrew one, dropped if empty;
+ * values too long for a leaf go to overflow pages. A branch above takes its changed child's pages
+ * from its own bytes; only one that splits or merges is decoded. Not thread-safe: the caller holds
+ * the map's lock.
  */
 final class TreeRewriter {
 
@@ -30,8 +32,8 @@ final class TreeRewriter {
     }
 
     /**
-     * Makes a change of one key in new pages: the path decoded into nodes, the leaf changed, then
-     * written bottom up with splits and merges. The caller publishes the root word it returns.
+     * Makes a change of one key in new pages: the leaf decoded and changed, then the path written
+     * bottom up with splits and merges. The caller publishes the root word it returns.
      *
      * @param levels    copies of the path's pages, root first, as the writer descended it
      * @param pathPages their page numbers
