@@ -200,60 +200,49 @@ final class TreeRewriter {
         if (pieces.isEmpty() || root && newCount < 2) {
             return null;
         }
-        int newUsed = BODY + 2 * newCount;
+        // One pass writes the entries into the buffer; it stops when they would not fit a page.
+        int to = BODY + 2 * newCount;
+        int slot = 0;
         long entries = 0;
         for (int j = 0; j < count; j++) {
             int at = PageLayout.entry(page, number, j, BRANCH_ENTRY_HEADER);
             int separator = PageLayout.separatorLength(page, number, at);
-            if (j != i) {
-                newUsed += BRANCH_ENTRY_HEADER + separator;
-                entries += PageLayout.getLong(page, at + 8);
-                continue;
-            }
-            for (int k = 0; k < pieces.size(); k++) {
-                newUsed += BRANCH_ENTRY_HEADER + (k == 0 ? separator : pieces.get(k).separator().length);
-                entries += pieces.get(k).count();
+            for (int k = 0; k < (j == i ? pieces.size() : 1); k++) {
+                Piece p = j == i ? pieces.get(k) : null;
+                byte[] sep = p == null || k == 0 ? null : p.separator(); // the child's place keeps its separator
+                int length = sep == null ? separator : sep.length;
+                if (to + BRANCH_ENTRY_HEADER + length > pageSize) {
+                    return null;
+                }
+                PageLayout.putU16(buf, BODY + 2 * slot++, to);
+                if (p == null) {
+                    System.arraycopy(page, at, buf, to, BRANCH_ENTRY_HEADER + separator);
+                    entries += PageLayout.getLong(page, at + 8);
+                } else {
+                    PageLayout.putLong(buf, to, p.ref());
+                    PageLayout.putLong(buf, to + 8, p.count());
+                    PageLayout.putU16(buf, to + 16, length);
+                    if (sep == null) {
+                        System.arraycopy(page, at + BRANCH_ENTRY_HEADER, buf, to + BRANCH_ENTRY_HEADER, separator);
+                    } else {
+                        System.arraycopy(sep, 0, buf, to + BRANCH_ENTRY_HEADER, length);
+                    }
+                    entries += p.count();
+                }
+                to += BRANCH_ENTRY_HEADER + length;
             }
         }
-        if (newUsed > pageSize || !root && newUsed < pageSize / 4
-                && mergeable(pages, levels[level - 1], numbers.get(level - 1), childIndex.get(level - 1), newUsed)) {
+        if (!root && to < pageSize / 4
+                && mergeable(pages, levels[level - 1], numbers.get(level - 1), childIndex.get(level - 1), to)) {
             return null;
         }
         System.arraycopy(page, 0, buf, 0, BODY);
         buf[PageLayout.KIND + 1] = 0;
         PageLayout.putU16(buf, PageLayout.COUNT, newCount);
-        PageLayout.putInt(buf, PageLayout.USED, newUsed);
+        PageLayout.putInt(buf, PageLayout.USED, to);
         PageLayout.putInt(buf, PageLayout.NEXT, 0);
-        int to = BODY + 2 * newCount;
-        int slot = 0;
-        for (int j = 0; j < count; j++) {
-            int at = PageLayout.entry(page, number, j, BRANCH_ENTRY_HEADER);
-            int separator = PageLayout.separatorLength(page, number, at);
-            if (j != i) {
-                PageLayout.putU16(buf, BODY + 2 * slot++, to);
-                System.arraycopy(page, at, buf, to, BRANCH_ENTRY_HEADER + separator);
-                to += BRANCH_ENTRY_HEADER + separator;
-                continue;
-            }
-            for (int k = 0; k < pieces.size(); k++) {
-                Piece p = pieces.get(k);
-                PageLayout.putU16(buf, BODY + 2 * slot++, to);
-                PageLayout.putLong(buf, to, p.ref());
-                PageLayout.putLong(buf, to + 8, p.count());
-                if (k == 0) { // the child's place keeps its separator
-                    PageLayout.putU16(buf, to + 16, separator);
-                    System.arraycopy(page, at + BRANCH_ENTRY_HEADER, buf, to + BRANCH_ENTRY_HEADER, separator);
-                    to += BRANCH_ENTRY_HEADER + separator;
-                } else {
-                    byte[] sep = p.separator();
-                    PageLayout.putU16(buf, to + 16, sep.length);
-                    System.arraycopy(sep, 0, buf, to + BRANCH_ENTRY_HEADER, sep.length);
-                    to += BRANCH_ENTRY_HEADER + sep.length;
-                }
-            }
-        }
         ledger.retire(number);
-        return new Piece(ledger.write(buf, newUsed), entries, null);
+        return new Piece(ledger.write(buf, to), entries, null);
     }
 
     /** Writes a level's nodes, each to a page of its own, with the separators their parent keeps. */
