@@ -115,7 +115,7 @@ public final class FerriteSortedMap<K, V> extends SortedView<K, V> implements Au
             throw new FerriteException("key longer than the longest sorted map " + store.describe() + " takes, " + store.maxKey);
         }
         store.checkOpen();
-        return store.reader().countBelow(k, false);
+        return store.reader().ranks().countBelow(k, false);
     }
 
     /**
@@ -133,7 +133,7 @@ public final class FerriteSortedMap<K, V> extends SortedView<K, V> implements Au
         byte[] l = coding.key(lo);
         byte[] h = coding.key(hi);
         store.checkOpen();
-        return store.reader().countsBelow(l, h);
+        return store.reader().ranks().countsBelow(l, h);
     }
 
     /**
@@ -146,7 +146,7 @@ public final class FerriteSortedMap<K, V> extends SortedView<K, V> implements Au
             throw new IllegalArgumentException("index " + index + " is negative");
         }
         store.checkOpen();
-        TreeReader.Hit h = store.reader().at(index);
+        TreeReader.Hit h = store.reader().ranks().at(index);
         return h == null ? null : new SimpleImmutableEntry<>(coding.decodeKey(h.key()), coding.decodeValue(h.value()));
     }
 
@@ -225,7 +225,7 @@ public final class FerriteSortedMap<K, V> extends SortedView<K, V> implements Au
         if (k == null) {
             throw new FerriteException("key longer than the longest sorted map " + store.describe() + " takes, " + store.maxKey);
         }
-        TreeReader.Hit h = store.reader().at(k, index);
+        TreeReader.Hit h = store.reader().ranks().at(k, index);
         return h == null ? null : new SimpleImmutableEntry<>(coding.decodeKey(h.key()), coding.decodeValue(h.value()));
     }
 
@@ -281,7 +281,7 @@ public final class FerriteSortedMap<K, V> extends SortedView<K, V> implements Au
         byte[] f = coding.key(from);
         byte[] t = to == null ? null : coding.key(to);
         store.checkOpen();
-        return store.reader().runAt(f, index, max, t, false, keys);
+        return store.reader().ranks().runAt(f, index, max, t, false, keys);
     }
 
     /** @return the longest key this map takes, in bytes */

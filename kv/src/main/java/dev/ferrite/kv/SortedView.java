@@ -3,15 +3,12 @@ package dev.ferrite.kv;
 import dev.ferrite.kv.TreeReader.Hit;
 import dev.ferrite.kv.TreeReader.Rel;
 
-import java.util.AbstractCollection;
 import java.util.AbstractMap;
-import java.util.AbstractSet;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.Iterator;
-import java.util.List;
 import java.util.Map;
 import java.util.NavigableSet;
 import java.util.NoSuchElementException;
@@ -134,7 +131,7 @@ abstract class SortedView<K, V> extends AbstractMap<K, V> implements ConcurrentN
         return near(k, rel(viewRel));
     }
 
-    private Map.Entry<K, V> entry(Hit h) {
+    Map.Entry<K, V> entry(Hit h) {
         return h == null ? null : new SimpleImmutableEntry<>(coding.decodeKey(h.key()), coding.decodeValue(h.value()));
     }
 
@@ -271,7 +268,7 @@ abstract class SortedView<K, V> extends AbstractMap<K, V> implements ConcurrentN
 
     /** @return entries in this view, as a long */
     public long longSize() {
-        return reader().countBetween(lo, loInclusive, hi, hiInclusive);
+        return reader().ranks().countBetween(lo, loInclusive, hi, hiInclusive);
     }
 
     @Override
@@ -514,139 +511,24 @@ abstract class SortedView<K, V> extends AbstractMap<K, V> implements ConcurrentN
 
     @Override
     public Set<Map.Entry<K, V>> entrySet() {
-        return new AbstractSet<>() {
-            @Override
-            public Iterator<Map.Entry<K, V>> iterator() {
-                return new Walk<>(h -> entry(h));
-            }
-
-            @Override
-            public int size() {
-                return SortedView.this.size();
-            }
-
-            @Override
-            public boolean isEmpty() {
-                return SortedView.this.isEmpty();
-            }
-
-            @Override
-            public boolean contains(Object o) {
-                if (!(o instanceof Map.Entry<?, ?> e) || e.getKey() == null || e.getValue() == null) {
-                    return false;
-                }
-                V v;
-                try {
-                    v = get(e.getKey());
-                } catch (ClassCastException ex) {
-                    return false;
-                }
-                return v != null && v.equals(e.getValue());
-            }
-
-            @Override
-            public boolean remove(Object o) {
-                return o instanceof Map.Entry<?, ?> e && e.getKey() != null && e.getValue() != null
-                        && SortedView.this.remove(e.getKey(), e.getValue());
-            }
-
-            @Override
-            public void clear() {
-                SortedView.this.clear();
-            }
-        };
+        return new SortedEntrySet<>(this);
     }
 
     @Override
     public Collection<V> values() {
-        return new AbstractCollection<>() {
-            @Override
-            public Iterator<V> iterator() {
-                return new Walk<>(h -> coding.decodeValue(h.value()));
-            }
-
-            @Override
-            public int size() {
-                return SortedView.this.size();
-            }
-
-            @Override
-            public boolean isEmpty() {
-                return SortedView.this.isEmpty();
-            }
-
-            @Override
-            public void clear() {
-                SortedView.this.clear();
-            }
-        };
+        return new SortedValues<>(this);
     }
 
     /** @return an iterator of keys in this view's order */
     Iterator<K> keyIterator() {
-        return new Walk<>(this::key);
+        return walk(this::key);
     }
 
     /**
-     * Walks the view in its order a leaf at a time, each run read as it was at one instant:
-     * weakly consistent, never {@code ConcurrentModificationException}; an entry present
-     * throughout is met once. {@code remove} removes the last key returned.
+     * @param out what the iterator returns for each entry
+     * @return an iterator over this view's entries in its order ({@link SortedWalk})
      */
-    private final class Walk<T> implements Iterator<T> {
-        private final Function<Hit, T> out;
-        private final Rel onwards = descending ? Rel.LT : Rel.GT;
-        private List<Hit> run;
-        private int i;
-        private boolean ended;
-        private byte[] lastKey;
-
-        Walk(Function<Hit, T> out) {
-            this.out = out;
-            byte[] edge = descending ? hi : lo;
-            boolean inclusive = descending ? hiInclusive : loInclusive;
-            Rel first = descending ? (inclusive || edge == null ? Rel.LE : Rel.LT) : (inclusive || edge == null ? Rel.GE : Rel.GT);
-            take(edge, first);
-        }
-
-        /** Reads the entries from a key on, as far as its leaf and the view's far end go. */
-        private void take(byte[] from, Rel rel) {
-            TreeReader.Run r = descending ? reader().run(from, rel, Integer.MAX_VALUE, lo, loInclusive)
-                    : reader().run(from, rel, Integer.MAX_VALUE, hi, hiInclusive);
-            run = r.hits();
-            i = 0;
-            ended = r.last() || run.isEmpty();
-        }
-
-        @Override
-        public boolean hasNext() {
-            if (i < run.size()) {
-                return true;
-            }
-            if (ended) {
-                return false;
-            }
-            take(run.get(run.size() - 1).key(), onwards);
-            return i < run.size();
-        }
-
-        @Override
-        public T next() {
-            if (!hasNext()) {
-                throw new NoSuchElementException();
-            }
-            Hit h = run.get(i++);
-            lastKey = h.key();
-            return out.apply(h);
-        }
-
-        @Override
-        public void remove() {
-            if (lastKey == null) {
-                throw new IllegalStateException("next() has not returned an entry since the last remove()");
-            }
-            byte[] k = lastKey;
-            lastKey = null;
-            coding.store.write(w -> w.update(k, old -> null));
-        }
+    <T> Iterator<T> walk(Function<Hit, T> out) {
+        return new SortedWalk<>(coding.store, lo, loInclusive, hi, hiInclusive, descending, out);
     }
 }

@@ -10,8 +10,8 @@ import static dev.ferrite.kv.PageLayout.COUNT;
 import static dev.ferrite.kv.PageLayout.LEAF_ENTRY_HEADER;
 
 /**
- * A sorted map's reads: point gets, the nearest entry to a key in either direction, runs of
- * entries for iteration, ranks and entries by rank. A read starts at the root word and copies each
+ * A sorted map's reads by key: point gets, the nearest entry to a key in either direction, and
+ * runs of entries for iteration ({@link TreeRanks} reads by position). A read starts at the root word and copies each
  * page it visits; a copy whose stamp moved (the writer freed the page since the root was read)
  * starts the read over at the new root. All pages of one attempt belong to one published tree, so
  * every answer is the map as it was at one instant. Readers write nothing to shared memory.
@@ -51,6 +51,7 @@ final class TreeReader {
     private final int pageSize;
     private final LongSupplier roots;
     private final ThreadLocal<byte[]> buffers;
+    private final TreeRanks ranks;
 
     /** A reader of the published tree. */
     TreeReader(PageStore pages) {
@@ -66,6 +67,22 @@ final class TreeReader {
         this.pageSize = pages.pageSize;
         this.roots = roots;
         this.buffers = ThreadLocal.withInitial(() -> new byte[pageSize]);
+        this.ranks = new TreeRanks(this, pageSize);
+    }
+
+    /** @return the reads by position of the same tree */
+    TreeRanks ranks() {
+        return ranks;
+    }
+
+    /** @return the calling thread's page buffer, which every read of this reader's fills */
+    byte[] buffer() {
+        return buffers.get();
+    }
+
+    /** @return the root word of the tree read */
+    long root() {
+        return roots.getAsLong();
     }
 
     /** @return the value of a key, or null */
@@ -127,7 +144,7 @@ final class TreeReader {
     }
 
     /** As {@link #run(byte[], Rel, int, byte[], boolean)}; {@code keys} false: hits but the run's last without a key. */
-    private Run run(byte[] key, Rel rel, int max, byte[] bound, boolean boundInclusive, boolean keys) {
+    Run run(byte[] key, Rel rel, int max, byte[] bound, boolean boundInclusive, boolean keys) {
         byte[] buf = buffers.get();
         boolean up = rel.ascending();
         retry:
@@ -188,7 +205,7 @@ final class TreeReader {
      *
      * @return the entries, or null if an overflow value moved (the read starts over)
      */
-    private Run collect(long root, byte[] buf, int number, int pos, int count, boolean up, int max,
+    Run collect(long root, byte[] buf, int number, int pos, int count, boolean up, int max,
                         byte[] bound, boolean boundInclusive, boolean keys) {
         int n = Math.min(max, up ? count - pos : pos + 1);
         int step = up ? 1 : -1;
@@ -224,308 +241,6 @@ final class TreeReader {
     }
 
     /**
-     * @param key       a key
-     * @param inclusive whether to count the key itself
-     * @return entries whose keys are below the key (or at most it)
-     */
-    long countBelow(byte[] key, boolean inclusive) {
-        byte[] buf = buffers.get();
-        while (true) {
-            long below = rank(roots.getAsLong(), key, inclusive, buf);
-            if (below >= 0) {
-                return below;
-            }
-        }
-    }
-
-    /**
-     * @return the entries of the tree at {@code root} whose keys are below {@code key} (or at most
-     *         it), or -1 if the tree moved on meanwhile (start over)
-     */
-    private long rank(long root, byte[] key, boolean inclusive, byte[] buf) {
-        return rankFrom(root, root, 0, 0, -1, key, inclusive, buf);
-    }
-
-    /**
-     * A rank, from a page of the tree at {@code root} on.
-     *
-     * @param ref     the page to start at
-     * @param depth   its depth
-     * @param below   the entries left of it
-     * @param subtree the entries under it, from its parent's entry (-1: unknown, for the root)
-     * @return the entries of the tree whose keys are below {@code key} (or at most it), or -1 if
-     *         the tree moved on meanwhile (start over)
-     */
-    private long rankFrom(long root, long ref, int depth, long below, long subtree, byte[] key, boolean inclusive,
-                          byte[] buf) {
-        for (; ref != 0; depth++) {
-            if (!read(root, ref, buf, depth)) {
-                return -1;
-            }
-            int number = SortedLayout.refPage(ref);
-            if (PageLayout.checkNode(buf, number, pageSize) == BRANCH) {
-                int i = PageLayout.searchBranch(buf, number, key);
-                below += countLeftOf(buf, number, i, subtree);
-                subtree = PageLayout.childCount(buf, number, i);
-                ref = PageLayout.childRef(buf, number, i);
-                continue;
-            }
-            int found = PageLayout.searchLeaf(buf, number, key);
-            return below + (found >= 0 ? found + (inclusive ? 1 : 0) : -found - 1);
-        }
-        return 0;
-    }
-
-    /**
-     * The ranks of two keys in the tree at {@code root}, in one descent while their paths agree:
-     * each page above the one where they part is copied once.
-     *
-     * @param out receives the entries below {@code lo} (or at most it) and below {@code hi}
-     * @return false if the tree moved on meanwhile (start over)
-     */
-    private boolean ranks(long root, byte[] lo, boolean loInclusive, byte[] hi, boolean hiInclusive, byte[] buf,
-                          long[] out) {
-        long ref = root;
-        long below = 0;
-        long subtree = -1;
-        for (int depth = 0; ref != 0; depth++) {
-            if (!read(root, ref, buf, depth)) {
-                return false;
-            }
-            int number = SortedLayout.refPage(ref);
-            if (PageLayout.checkNode(buf, number, pageSize) == BRANCH) {
-                int i = PageLayout.searchBranch(buf, number, lo);
-                int j = PageLayout.searchBranch(buf, number, hi);
-                if (i == j) {
-                    below += countLeftOf(buf, number, i, subtree);
-                    subtree = PageLayout.childCount(buf, number, i);
-                    ref = PageLayout.childRef(buf, number, i);
-                    continue;
-                }
-                // The paths part here: take what the second needs before the first reuses the buffer.
-                long belowHi = below + countLeftOf(buf, number, j, subtree);
-                long subtreeHi = PageLayout.childCount(buf, number, j);
-                long refHi = PageLayout.childRef(buf, number, j);
-                long belowLo = below + countLeftOf(buf, number, i, subtree);
-                long a = rankFrom(root, PageLayout.childRef(buf, number, i), depth + 1, belowLo,
-                        PageLayout.childCount(buf, number, i), lo, loInclusive, buf);
-                long b = a < 0 ? -1 : rankFrom(root, refHi, depth + 1, belowHi, subtreeHi, hi, hiInclusive, buf);
-                out[0] = a;
-                out[1] = b;
-                return b >= 0;
-            }
-            int f = PageLayout.searchLeaf(buf, number, lo);
-            int g = PageLayout.searchLeaf(buf, number, hi);
-            out[0] = below + (f >= 0 ? f + (loInclusive ? 1 : 0) : -f - 1);
-            out[1] = below + (g >= 0 ? g + (hiInclusive ? 1 : 0) : -g - 1);
-            return true;
-        }
-        out[0] = 0;
-        out[1] = 0;
-        return true;
-    }
-
-    /**
-     * @param subtree the entries under the branch (its parent's count of it), or -1 if unknown
-     * @return the entries under the branch's children left of child {@code i}: their counts
-     *         summed, or, when fewer children lie right of it, the subtree's count less theirs
-     */
-    private static long countLeftOf(byte[] buf, int number, int i, long subtree) {
-        int count = PageLayout.getU16(buf, COUNT);
-        if (subtree >= 0 && count - i < i) {
-            long right = sumCounts(buf, number, i, count);
-            if (right >= 0 && right <= subtree) { // else counts that disagree (damage): sum the left side
-                return subtree - right;
-            }
-        }
-        return sumCounts(buf, number, 0, i);
-    }
-
-    /** @return the counts of a branch's children [from, to) summed */
-    private static long sumCounts(byte[] buf, int number, int from, int to) {
-        long sum = 0;
-        for (int j = from; j < to; j++) {
-            sum += PageLayout.childCount(buf, number, j);
-        }
-        return sum;
-    }
-
-    /** @return the entry at a position in key order (0 the first), or null if there are not that many */
-    Hit at(long index) {
-        return at(null, index);
-    }
-
-    /**
-     * @param from  a key, or null for the first
-     * @param index a position among the keys from {@code from} on (0 the first at or above it)
-     * @return the entry at that position, or null if there are not that many; both found in one
-     *         published tree
-     */
-    Hit at(byte[] from, long index) {
-        List<Hit> hits = runAt(from, index, 1, null, false, true);
-        return hits.isEmpty() ? null : hits.get(0);
-    }
-
-    /**
-     * Up to {@code max} entries in ascending key order from a position: those of the leaf that
-     * holds the position are found with the position in one published tree; the rest, leaf by
-     * leaf, as an iteration reads them.
-     *
-     * @param from  a key, or null for the first
-     * @param index a position among the keys from {@code from} on (0 the first at or above it)
-     * @param max   the most entries to return, at least 1
-     * @param bound the highest key to return, or null for none
-     * @param boundInclusive whether an entry whose key is the bound is returned
-     * @param keys  whether every hit gets its key (else the values only, see {@link Hit})
-     * @return the entries (none if there are not more than {@code index})
-     */
-    List<Hit> runAt(byte[] from, long index, int max, byte[] bound, boolean boundInclusive, boolean keys) {
-        byte[] buf = buffers.get();
-        // Index 0 is the entry at or above the key: one descent by key, no rank to find first.
-        Run first = index == 0 ? run(from, Rel.GE, max, bound, boundInclusive, keys) : null;
-        retry:
-        while (first == null) {
-            long root = roots.getAsLong();
-            long base = from == null ? 0 : rank(root, from, false, buf);
-            if (base < 0) {
-                continue;
-            }
-            long ref = root;
-            long rest = base + index;
-            if (rest < 0) { // past any tree's size
-                return List.of();
-            }
-            long subtree = -1; // the entries under ref, from its parent's entry (unknown for the root)
-            for (int depth = 0; ref != 0; depth++) {
-                if (!read(root, ref, buf, depth)) {
-                    continue retry;
-                }
-                int number = SortedLayout.refPage(ref);
-                int count = PageLayout.getU16(buf, COUNT);
-                if (PageLayout.checkNode(buf, number, pageSize) == BRANCH) {
-                    int i = -1;
-                    if (subtree >= 0 && rest < subtree && rest >= subtree - rest) { // nearer the end: count from there
-                        long after = subtree - rest; // the positions from rest to the subtree's end, at least 1
-                        for (int j = count - 1; j >= 0 && i < 0; j--) {
-                            long c = PageLayout.childCount(buf, number, j);
-                            if (after <= c) {
-                                i = j;
-                                rest = c - after;
-                            }
-                            after -= c;
-                        }
-                    }
-                    if (i < 0) { // from the first child (also if the counts disagree with the subtree's)
-                        for (i = 0; i < count; i++) {
-                            long c = PageLayout.childCount(buf, number, i);
-                            if (rest < c) {
-                                break;
-                            }
-                            rest -= c;
-                        }
-                        if (i == count) {
-                            return List.of();
-                        }
-                    }
-                    subtree = PageLayout.childCount(buf, number, i);
-                    ref = PageLayout.childRef(buf, number, i);
-                    continue;
-                }
-                if (rest >= count) {
-                    return List.of();
-                }
-                first = collect(root, buf, number, (int) rest, count, true, max, bound, boundInclusive, keys);
-                continue retry;
-            }
-            return List.of();
-        }
-        List<Hit> hits = first.hits();
-        if (first.last() || hits.size() == max || hits.isEmpty()) {
-            return hits;
-        }
-        List<Hit> all = new ArrayList<>(hits);
-        while (all.size() < max) {
-            Run next = run(all.get(all.size() - 1).key(), Rel.GT, max - all.size(), bound, boundInclusive, keys);
-            all.addAll(next.hits());
-            if (next.last() || next.hits().isEmpty()) {
-                break;
-            }
-        }
-        return all;
-    }
-
-    /** @return entries in the map */
-    long size() {
-        byte[] buf = buffers.get();
-        while (true) {
-            long size = total(roots.getAsLong(), buf);
-            if (size >= 0) {
-                return size;
-            }
-        }
-    }
-
-    /**
-     * @param lo          the lower bound, or null for none
-     * @param loInclusive whether an entry at {@code lo} counts
-     * @param hi          the upper bound, or null for none
-     * @param hiInclusive whether an entry at {@code hi} counts
-     * @return the entries between the bounds, both ranks found in one published tree (a change
-     *         elsewhere in the tree between two reads cannot skew the difference)
-     */
-    long countBetween(byte[] lo, boolean loInclusive, byte[] hi, boolean hiInclusive) {
-        byte[] buf = buffers.get();
-        long[] both = new long[2];
-        while (true) {
-            long root = roots.getAsLong();
-            if (lo != null && hi != null) {
-                if (ranks(root, lo, !loInclusive, hi, hiInclusive, buf, both)) {
-                    return Math.max(0, both[1] - both[0]);
-                }
-                continue;
-            }
-            long upper = hi == null ? total(root, buf) : rank(root, hi, hiInclusive, buf);
-            long lower = lo == null || upper < 0 ? 0 : rank(root, lo, !loInclusive, buf);
-            if (upper >= 0 && lower >= 0) {
-                return Math.max(0, upper - lower);
-            }
-        }
-    }
-
-    /**
-     * @return the entries below {@code lo} and below {@code hi}, both counted in one published tree
-     *         (two {@link #countBelow} calls may count in two)
-     */
-    long[] countsBelow(byte[] lo, byte[] hi) {
-        byte[] buf = buffers.get();
-        long[] both = new long[2];
-        while (!ranks(roots.getAsLong(), lo, false, hi, false, buf, both)) {
-            // the tree moved on: count again
-        }
-        return both;
-    }
-
-    /** @return the entries of the tree at {@code root}, or -1 if the tree moved on meanwhile (start over) */
-    private long total(long root, byte[] buf) {
-        if (root == 0) {
-            return 0;
-        }
-        if (!read(root, root, buf, 0)) {
-            return -1;
-        }
-        int number = SortedLayout.refPage(root);
-        int count = PageLayout.getU16(buf, COUNT);
-        if (PageLayout.checkNode(buf, number, pageSize) != BRANCH) {
-            return count;
-        }
-        long sum = 0;
-        for (int i = 0; i < count; i++) {
-            sum += PageLayout.childCount(buf, number, i);
-        }
-        return sum;
-    }
-
-    /**
      * Copies a page of the tree published as {@code root}.
      *
      * @return whether the copy is whole (false: the tree moved on since; start over)
@@ -533,7 +248,7 @@ final class TreeReader {
      *                                          cannot have changed: the page is damaged), or the
      *                                          path is deeper than any tree (a branch refers back)
      */
-    private boolean read(long root, long ref, byte[] buf, int depth) {
+    boolean read(long root, long ref, byte[] buf, int depth) {
         if (depth > MAX_DEPTH) {
             throw PageLayout.corrupt(SortedLayout.refPage(ref), "lies deeper than " + MAX_DEPTH
                     + " levels, more than any tree has: a branch refers back to a page above it");
