@@ -32,8 +32,11 @@ final class SortedWalk<T> implements Iterator<T> {
     private byte[] lastKey;
 
     /**
+     * @param store       the map's store
      * @param lo          the range's low bound in the map's order, or null for none
+     * @param loInclusive whether a key equal to {@code lo} is in the range
      * @param hi          its high bound, or null for none
+     * @param hiInclusive whether a key equal to {@code hi} is in the range
      * @param descending  whether the walk goes from the high end down
      * @param out         what to return for each entry
      */

@@ -11,11 +11,11 @@ import static dev.ferrite.kv.PageLayout.LEAF_ENTRY_HEADER;
 
 /**
  * A sorted map's reads by key: point gets, the nearest entry to a key in either direction, and
- * runs of entries for iteration ({@link TreeRanks} reads by position). A read starts at the root word and copies each
- * page it visits; a copy whose stamp moved (the writer freed the page since the root was read)
- * starts the read over at the new root. All pages of one attempt belong to one published tree, so
- * every answer is the map as it was at one instant. Readers write nothing to shared memory.
- * Thread-safe.
+ * runs of entries for iteration ({@link TreeRanks} reads by position). A read starts at the root
+ * word and copies each page it visits; a copy whose stamp moved (the writer freed the page since
+ * the root was read) starts the read over at the new root. All pages of one attempt belong to one
+ * published tree, so every answer is the map as it was at one instant. Readers write nothing to
+ * shared memory. Thread-safe.
  */
 final class TreeReader {
 
@@ -206,7 +206,7 @@ final class TreeReader {
      * @return the entries, or null if an overflow value moved (the read starts over)
      */
     Run collect(long root, byte[] buf, int number, int pos, int count, boolean up, int max,
-                        byte[] bound, boolean boundInclusive, boolean keys) {
+                byte[] bound, boolean boundInclusive, boolean keys) {
         int n = Math.min(max, up ? count - pos : pos + 1);
         int step = up ? 1 : -1;
         boolean checkEach = bound != null && beyondAt(buf, number, pos + step * (n - 1), bound, boundInclusive, up);
