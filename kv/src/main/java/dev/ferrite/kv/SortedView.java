@@ -131,6 +131,7 @@ abstract class SortedView<K, V> extends AbstractMap<K, V> implements ConcurrentN
         return near(k, rel(viewRel));
     }
 
+    /** @return the hit's key and value decoded, as an immutable entry, or null for no hit */
     Map.Entry<K, V> entry(Hit h) {
         return h == null ? null : new SimpleImmutableEntry<>(coding.decodeKey(h.key()), coding.decodeValue(h.value()));
     }
