@@ -114,6 +114,18 @@ final class PageLayout {
         SHORT.set(page, at, (short) v);
     }
 
+    /**
+     * Writes a leaf's or branch's header after its stamp (which {@link PageStore#write} sets): kind,
+     * the zero byte, count, used bytes and a zero {@code NEXT}.
+     */
+    static void putNodeHeader(byte[] page, byte kind, int count, int used) {
+        page[KIND] = kind;
+        page[KIND + 1] = 0;
+        putU16(page, COUNT, count);
+        putInt(page, USED, used);
+        putInt(page, NEXT, 0);
+    }
+
     // ---------------------------------------------------------------- checked reads of a copied page
 
     /**

@@ -99,11 +99,7 @@ final class TreeNode {
 
     /** @return bytes the node takes as one page */
     int bytes() {
-        int sum = BODY;
-        for (int i = 0; i < keys.size(); i++) {
-            sum += entryBytes(i);
-        }
-        return sum;
+        return rangeBytes(0, keys.size());
     }
 
     /**
@@ -259,10 +255,6 @@ final class TreeNode {
      */
     int encode(byte[] into) {
         int n = keys.size();
-        into[PageLayout.KIND] = leaf ? PageLayout.LEAF : PageLayout.BRANCH;
-        into[PageLayout.KIND + 1] = 0;
-        PageLayout.putU16(into, PageLayout.COUNT, n);
-        PageLayout.putInt(into, PageLayout.NEXT, 0);
         int at = BODY + 2 * n;
         for (int i = 0; i < n; i++) {
             PageLayout.putU16(into, BODY + 2 * i, at);
@@ -292,7 +284,7 @@ final class TreeNode {
                 at += BRANCH_ENTRY_HEADER + k.length;
             }
         }
-        PageLayout.putInt(into, PageLayout.USED, at);
+        PageLayout.putNodeHeader(into, leaf ? PageLayout.LEAF : PageLayout.BRANCH, n, at);
         return at;
     }
 }

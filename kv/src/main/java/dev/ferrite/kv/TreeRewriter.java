@@ -236,11 +236,7 @@ final class TreeRewriter {
                 && mergeable(pages, levels[level - 1], numbers.get(level - 1), childIndex.get(level - 1), to)) {
             return null;
         }
-        System.arraycopy(page, 0, buf, 0, BODY);
-        buf[PageLayout.KIND + 1] = 0;
-        PageLayout.putU16(buf, PageLayout.COUNT, newCount);
-        PageLayout.putInt(buf, PageLayout.USED, to);
-        PageLayout.putInt(buf, PageLayout.NEXT, 0);
+        PageLayout.putNodeHeader(buf, PageLayout.BRANCH, newCount, to);
         ledger.retire(number);
         return new Piece(ledger.write(buf, to), entries, null);
     }
@@ -311,7 +307,6 @@ final class TreeRewriter {
     }
 
     private long write(TreeNode node) {
-        Arrays.fill(buf, 0, PageLayout.BODY, (byte) 0);
         int used = node.encode(buf);
         return ledger.write(buf, used);
     }

@@ -308,11 +308,7 @@ final class TreeWriter {
         int entryEnd = pos >= 0 ? (index + 1 < count ? PageLayout.entry(leaf, number, index + 1, LEAF_ENTRY_HEADER) : used) : entryAt;
         int newTableEnd = BODY + 2 * newCount;
         int shift = newTableEnd - tableEnd; // of the entries before the change
-        System.arraycopy(leaf, 0, buf, 0, BODY);
-        buf[PageLayout.KIND + 1] = 0;
-        PageLayout.putU16(buf, PageLayout.COUNT, newCount);
-        PageLayout.putInt(buf, PageLayout.USED, newUsed);
-        PageLayout.putInt(buf, PageLayout.NEXT, 0);
+        PageLayout.putNodeHeader(buf, PageLayout.LEAF, newCount, newUsed);
         System.arraycopy(leaf, tableEnd, buf, newTableEnd, entryAt - tableEnd);
         int at = entryAt + shift;
         int written = 0;
