@@ -246,7 +246,8 @@ final class TreeRanks {
         if (first.last() || hits.size() == max || hits.isEmpty()) {
             return hits;
         }
-        List<Hit> all = new ArrayList<>(hits);
+        List<Hit> all = new ArrayList<>(Math.min(max, 1 << 12)); // sized once: each leaf's run is added without regrowing it
+        all.addAll(hits);
         while (all.size() < max) {
             Run next = reader.run(all.get(all.size() - 1).key(), Rel.GT, max - all.size(), bound, boundInclusive, keys);
             all.addAll(next.hits());

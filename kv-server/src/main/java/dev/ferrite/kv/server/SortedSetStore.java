@@ -96,11 +96,13 @@ final class SortedSetStore {
      */
     static List<byte[]> pop(CollectionStore store, long id, long count, boolean highest) {
         NavigableMap<byte[], byte[]> scores = store.scores(id);
-        if (count == 1) { // the end's entry alone, not the run of its leaf an iterator reads
-            Map.Entry<byte[], byte[]> end = highest ? scores.lastEntry() : scores.firstEntry();
-            List<byte[]> taken = end == null ? List.of() : List.of(end.getKey());
-            removeAll(store, id, taken);
-            return taken;
+        if (count == 1) { // the end's entry taken in the descent that finds it, not the run of its leaf
+            Map.Entry<byte[], byte[]> end = highest ? scores.pollLastEntry() : scores.pollFirstEntry();
+            if (end == null) {
+                return List.of();
+            }
+            store.remove(id, CollectionLayout.scoreMember(end.getKey()));
+            return List.of(end.getKey());
         }
         List<byte[]> taken = new ArrayList<>((int) Math.min(count, 1024));
         Iterator<byte[]> it = highest ? scores.descendingKeySet().iterator() : scores.keySet().iterator();
