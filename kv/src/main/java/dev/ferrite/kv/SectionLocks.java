@@ -14,12 +14,11 @@ import static dev.ferrite.kv.MapLayout.LINE_REPAIRS;
 import static dev.ferrite.kv.SectionLayout.USED;
 
 /**
- * The sections' write locks: a lock word in each section's line, taken by CAS with this map's
- * client lock word by a thread that first took the section's owner slot in this handle (so the
- * lock word names this map's client slot only while that thread holds it). A holder that died is
- * found by the liveness rule of its client slot, and its lock taken over, the section repaired
- * (an in-place update it cut short undone, then a rebuild) before the new holder writes. A lock
- * is not reentrant: a thread that asks again for a lock it holds gets an
+ * The sections' write locks: a lock word ({@link LockWords}) in each section's line, taken by a
+ * thread that first took the section's owner slot in this handle (so the lock word names this
+ * map's client slot only while that thread holds it). A dead holder's lock is taken over and the
+ * section repaired (an in-place update it cut short undone, then a rebuild) before the new holder
+ * writes. A lock is not reentrant: a thread that asks again for a lock it holds gets an
  * {@code IllegalStateException}. Thread-safe.
  */
 final class SectionLocks {
@@ -34,7 +33,7 @@ final class SectionLocks {
     private final MapStore store;
     private final Segment header;
     private final SectionViews views;
-    private final MapClients.Held client;
+    private final LockWords words;
     /**
      * The thread of this map handle that holds each section's lock or is taking it, or null; taken
      * by CAS before the lock word, given back after it.
@@ -45,7 +44,7 @@ final class SectionLocks {
         this.store = store;
         this.header = store.header;
         this.views = views;
-        this.client = client;
+        this.words = new LockWords(header, client, store::checkOpen, this::repairTakenOver, 0, 0);
         this.lockOwners = new AtomicReferenceArray<>(store.sectionCount);
     }
 
@@ -81,59 +80,22 @@ final class SectionLocks {
 
     /** Takes the section's lock word for this handle, whose owner slot the caller holds. */
     private void takeLockWord(int section) {
-        long at = MapLayout.line(section) + LINE_LOCK;
-        long mine = client.lockValue;
-        Backoff backoff = null;
-        while (true) {
-            long cur = header.getLongVolatile(at);
-            if (cur == 0) {
-                if (header.compareAndSetLong(at, 0, mine)) {
-                    return;
-                }
-                continue;
-            }
-            if (backoff == null) {
-                backoff = new Backoff(SPINS, YIELDS, PARK_NANOS, PARK_NANOS);
-            }
-            backoff.idle();
-            if (backoff.checkLiveness()) {
-                store.checkOpen();
-                if (takeOverIfDead(section, cur)) {
-                    return;
-                }
-            }
-        }
+        words.take(MapLayout.line(section) + LINE_LOCK, section);
     }
 
     /**
      * Takes a section's lock word from a dead holder and repairs the section; false if the holder
-     * may run. The caller holds the section's owner slot. A lock word naming this map's own client
-     * slot can then only be damage (no other thread of this handle can hold it), and is taken over too.
+     * may run. The caller holds the section's owner slot, so a lock word naming this map's own
+     * client slot can only be damage, and is taken over too.
      */
     private boolean takeOverIfDead(int section, long lock) {
-        long at = MapLayout.line(section) + LINE_LOCK;
-        String cause;
-        if (lock == client.lockValue) {
-            cause = "its lock word names this process's own client slot, which does not hold it (damage)";
-        } else {
-            if (MapClients.lockHolderRuns(header, lock)) {
-                return false;
-            }
-            long pid = MapClients.lockHolderPid(header, lock);
-            cause = "its writer (" + (pid == 0 ? "pid unknown: its client slot was taken again since" : "pid " + pid)
-                    + ") died holding the lock";
-        }
-        if (!header.compareAndSetLong(at, lock, client.lockValue)) {
-            return false;
-        }
-        try {
-            settleInPlaceUpdate(section);
-            repair(section, cause);
-        } catch (RuntimeException e) {
-            header.putLongVolatile(at, 0);
-            throw e;
-        }
-        return true;
+        return words.takeOverIfDead(MapLayout.line(section) + LINE_LOCK, section, lock);
+    }
+
+    /** What the new holder of a section's lock does first: the dead holder's cut-short update undone, then a rebuild. */
+    private void repairTakenOver(int section, String cause) {
+        settleInPlaceUpdate(section);
+        repair(section, cause);
     }
 
     /**
@@ -150,7 +112,7 @@ final class SectionLocks {
 
     /** Releases a section's lock: the lock word, then the owner slot. */
     void unlock(int section) {
-        header.putLongVolatile(MapLayout.line(section) + LINE_LOCK, 0);
+        words.release(MapLayout.line(section) + LINE_LOCK);
         lockOwners.set(section, null);
     }
 

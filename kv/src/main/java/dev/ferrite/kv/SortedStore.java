@@ -5,7 +5,6 @@ import dev.ferrite.CorruptFileException;
 import dev.ferrite.FerriteException;
 import dev.ferrite.Segment;
 import dev.ferrite.SegmentClosedException;
-import dev.ferrite.internal.pool.Backoff;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,9 +15,8 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * A sorted map's engine on keys and values as bytes: its header ({@link SortedLayout}), pages
  * ({@link PageStore}), reads ({@link TreeReader}) and the one writer at a time ({@link TreeWriter})
- * behind the map's lock: a word in the header taken by CAS with this process's client lock word,
- * taken over from a holder that died (the liveness rule of its client slot), the free list then
- * rebuilt. Thread-safe.
+ * behind the map's lock: a lock word in the header ({@link LockWords}), taken over from a holder
+ * that died, the free list then rebuilt. Thread-safe.
  */
 final class SortedStore implements AutoCloseable {
 
@@ -26,10 +24,6 @@ final class SortedStore implements AutoCloseable {
 
     /** The longest value: 512 MiB, Redis's longest string. */
     static final int MAX_VALUE = 512 << 20;
-
-    private static final int SPINS = 100;
-    private static final int YIELDS = 100;
-    private static final long PARK_NANOS = 20_000;
 
     final String name;
     final Segment header;
@@ -48,9 +42,8 @@ final class SortedStore implements AutoCloseable {
     private boolean changing;
     /** Whether the thread holding {@link #local} runs {@link #exclusively}: its changes take no lock again. */
     private boolean exclusive;
-    /** The lock word when this process opened the map, and its holder's pid (0 if none or unknown). */
-    private final long lockAtOpen;
-    private final long pidAtOpen;
+    /** The map's lock word in the header, with this process's client slot; null if read-only. */
+    private final LockWords lockWord;
     private volatile boolean closed;
 
     private SortedStore(ChunkPool pool, String name, Segment header, boolean readOnly) {
@@ -62,16 +55,18 @@ final class SortedStore implements AutoCloseable {
         this.maxKey = header.getInt(SortedLayout.MAX_KEY);
         this.writer = readOnly ? null : new TreeWriter(pages);
         this.atomicReader = readOnly ? null : new TreeReader(pages, writer::root);
-        this.lockAtOpen = header.getLongVolatile(SortedLayout.LOCK);
-        this.pidAtOpen = lockAtOpen == 0 ? 0 : MapClients.lockHolderPid(header, lockAtOpen); // before its slot is freed
+        long lockAtOpen = header.getLongVolatile(SortedLayout.LOCK);
+        long pidAtOpen = lockAtOpen == 0 ? 0 : MapClients.lockHolderPid(header, lockAtOpen); // before its slot is freed
         MapClients.deadSlots(header, !readOnly);
         this.client = readOnly ? null : MapClients.take(header, describe());
+        this.lockWord = readOnly ? null
+                : new LockWords(header, client, this::checkOpen, this::repairTakenOver, lockAtOpen, pidAtOpen);
         if (!readOnly) {
             long lock = header.getLongVolatile(SortedLayout.LOCK);
             if (lock != 0 && lock != client.lockValue) {
                 try {
                     local.lock();
-                    if (takeOverIfDead(lock)) {
+                    if (lockWord.takeOverIfDead(SortedLayout.LOCK, 0, lock)) { // a dead holder's: taken over, repaired, freed
                         release();
                     }
                 } catch (RuntimeException e) {
@@ -309,62 +304,18 @@ final class SortedStore implements AutoCloseable {
 
     /** Takes the shared lock word; the calling thread holds {@link #local}. */
     private void acquire() {
-        long mine = client.lockValue;
-        Backoff backoff = null;
-        while (true) {
-            long cur = header.getLongVolatile(SortedLayout.LOCK);
-            if (cur == 0) {
-                if (header.compareAndSetLong(SortedLayout.LOCK, 0, mine)) {
-                    return;
-                }
-                continue;
-            }
-            if (backoff == null) {
-                backoff = new Backoff(SPINS, YIELDS, PARK_NANOS, PARK_NANOS);
-            }
-            backoff.idle();
-            if (backoff.checkLiveness()) {
-                checkOpen();
-                if (takeOverIfDead(cur)) {
-                    return;
-                }
-            }
-        }
+        lockWord.take(SortedLayout.LOCK, 0);
     }
 
-    /**
-     * Takes the lock from a dead holder and rebuilds the free list; false if the holder may run.
-     * A lock word naming this process's own slot while this process holds {@link #local} can only
-     * be damage, and is taken over too.
-     */
-    private boolean takeOverIfDead(long lock) {
-        String cause;
-        if (lock == client.lockValue) {
-            cause = "its lock word names this process's own client slot, which does not hold it (damage)";
-        } else {
-            if (MapClients.lockHolderRuns(header, lock)) {
-                return false;
-            }
-            long pid = MapClients.lockHolderPid(header, lock);
-            pid = pid == 0 && lock == lockAtOpen ? pidAtOpen : pid;
-            cause = "its writer (" + (pid == 0 ? "pid unknown" : "pid " + pid) + ") died holding the lock";
-        }
-        if (!header.compareAndSetLong(SortedLayout.LOCK, lock, client.lockValue)) {
-            return false;
-        }
-        try {
-            int free = writer.repair();
-            header.getAndAddLong(SortedLayout.REPAIRS, 1);
-            LOG.warn("sorted map {}: {}; taken over, {} pages free after the repair", describe(), cause, free);
-        } catch (RuntimeException e) {
-            release();
-            throw e;
-        }
-        return true;
+    /** What the new holder of a dead writer's lock does first: the free list rebuilt. */
+    private void repairTakenOver(int which, String cause) {
+        int free = writer.repair();
+        header.getAndAddLong(SortedLayout.REPAIRS, 1);
+        LOG.warn("sorted map {}: {}; taken over, {} pages free after the repair", describe(), cause, free);
     }
 
     private void release() {
-        header.putLongVolatile(SortedLayout.LOCK, 0);
+        lockWord.release(SortedLayout.LOCK);
     }
 
     void checkOpen() {
@@ -379,6 +330,11 @@ final class SortedStore implements AutoCloseable {
 
     String describe() {
         return "'" + name + "' in " + header.pool().spec().describe();
+    }
+
+    /** @return the lock word this map's client slot writes, or 0 if the map is read-only */
+    long clientLockValue() {
+        return client == null ? 0 : client.lockValue;
     }
 
     /** @return times a dead writer's lock was taken over */

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -51,6 +52,26 @@ class SortedMapDamageTest {
     private long offsetOf(int page) {
         int e = SortedLayout.extentOf(page - 1L, firstExtentPages(), 4096);
         return (page - 1L - SortedLayout.extentStart(e, firstExtentPages(), 4096)) * 4096;
+    }
+
+    /**
+     * A lock word that names the writer's own client slot, while no thread of its process holds
+     * the lock, can only be damage: the next change takes the lock over (the free list rebuilt, a
+     * repair counted) instead of waiting for itself, as the hash map's section locks do.
+     */
+    @Test
+    void aLockWordNamingTheWritersOwnSlotIsTakenOverNotWaitedFor() {
+        SortedStore store = SortedMapModelTest.storeOf(map);
+        long repairs = map.repairs();
+        store.header.putLongVolatile(SortedLayout.LOCK, store.clientLockValue());
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+            map.put("after", "2");
+            assertEquals("value-1", map.put("key-1", "3"));
+        }, "a writer waited for a lock its own slot holds and no thread of its own");
+        assertEquals(repairs + 1, map.repairs());
+        assertEquals(5001, map.size());
+        assertEquals("3", map.get("key-1"));
+        assertEquals(0, store.header.getLongVolatile(SortedLayout.LOCK), "the lock is free after the change");
     }
 
     @Test
