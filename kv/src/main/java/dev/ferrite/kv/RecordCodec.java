@@ -10,7 +10,6 @@ import java.lang.reflect.RecordComponent;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 
 /**
  * {@link Codec#record}: a record's components one after the other in declaration order, each in a

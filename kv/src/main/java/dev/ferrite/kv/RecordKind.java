@@ -30,6 +30,7 @@ abstract class RecordKind {
     /** Reads one value, never past {@code end}; {@code name} names the component in errors. */
     abstract Object decode(ByteBuffer src, int end, String name);
 
+    /** @throws FerriteException if fewer than {@code bytes} of the value remain before {@code end} */
     static void need(ByteBuffer src, int end, long bytes, String name) {
         if (bytes > end - src.position()) {
             throw new FerriteException("component " + name + " needs " + bytes + " bytes but only "
@@ -48,6 +49,7 @@ abstract class RecordKind {
         return present == 1;
     }
 
+    /** @return the form of a component type other than a record or an enum, or null if it has none */
     static RecordKind of(Class<?> t) {
         if (t == long.class) {
             return primitive(8, (v, b) -> b.putLong((Long) v), ByteBuffer::getLong);
