@@ -121,11 +121,16 @@ public abstract class SortedMaps {
 
     /** FerriteSortedMap in a file pool. */
     public static class FerriteSorted extends SortedMaps {
+        /** Bytes per page of the tree: the builder's default unless a run asks for others ({@code -p pageSize=...}). */
+        @Param({"4096"})
+        public int pageSize;
+
         private FerriteSortedMap<String, byte[]> map;
 
         @Override
         void open(Path dir, int entries) {
-            map = FerriteSortedMap.builder(Codec.utf8(), Codec.bytes()).backend("unsafe").file(dir.resolve("sorted.pool")).create();
+            map = FerriteSortedMap.builder(Codec.utf8(), Codec.bytes()).backend("unsafe").pageSize(pageSize)
+                    .file(dir.resolve("sorted.pool")).create();
         }
 
         @Override
