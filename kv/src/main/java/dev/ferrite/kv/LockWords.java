@@ -64,6 +64,13 @@ final class LockWords {
      * @throws RuntimeException                   what the repair threw (the word is free again)
      */
     void take(long at, int which) {
+        if (!header.compareAndSetLong(at, 0, client.lockValue)) {
+            await(at, which);
+        }
+    }
+
+    /** {@link #take} when the word was not free: waits, taking it over from a dead holder. */
+    private void await(long at, int which) {
         long mine = client.lockValue;
         Backoff backoff = null;
         while (true) {
