@@ -151,6 +151,28 @@ public final class FerriteSortedMap<K, V> extends SortedView<K, V> implements Au
     }
 
     /**
+     * Removes the entry at a position in key order, as {@link #entryAt(long)} counts it: one
+     * descent finds it by the branches' counts and removes it, so the position and the removal are
+     * of one state of the map (with {@code entryAt} then {@code remove}, another writer may move
+     * the positions between the two). Atomic across threads and processes.
+     *
+     * @param index a position in key order, from 0
+     * @return the entry removed, or null if the map has no more than {@code index} entries (nothing
+     *         is changed)
+     * @throws IllegalArgumentException      if the index is negative
+     * @throws UnsupportedOperationException if the map is read-only
+     * @throws IllegalStateException         if called inside a function given to one of the map's
+     *                                       changes ({@code compute}, {@code merge}...)
+     */
+    public Map.Entry<K, V> removeEntryAt(long index) {
+        if (index < 0) {
+            throw new IllegalArgumentException("index " + index + " is negative");
+        }
+        byte[][] taken = store.write(w -> w.removeAt(index));
+        return taken == null ? null : new SimpleImmutableEntry<>(coding.decodeKey(taken[0]), coding.decodeValue(taken[1]));
+    }
+
+    /**
      * Runs {@code body} as one atomic change of this map: every change the calling thread makes to
      * the map or its views inside it is published at once when it returns, with one store, so other
      * threads and processes see all of them or none; the calling thread's reads inside it see its

@@ -29,6 +29,8 @@ final class TreeWriter {
     long rewrites;
     private final ChangeLedger ledger;
     final TreeRewriter rewriter;
+    /** The index in its leaf of the entry a descent by rank ({@link #descend(byte[], long)}) reached. */
+    private int rankInLeaf;
     /** The key of the last entry this writer added: a run of keys added in order splits where it runs. */
     private byte[] lastAdded;
 
@@ -139,6 +141,28 @@ final class TreeWriter {
     }
 
     /**
+     * Removes the entry at a position in key order (0 the first), found by the branches' child
+     * counts in the descent that removes it.
+     *
+     * @param rank the position, 0 or more
+     * @return the removed entry's key and value, or null if the tree has no more than {@code rank}
+     *         entries (nothing was changed)
+     */
+    byte[][] removeAt(long rank) {
+        ledger.checkNotFailed();
+        int depth = descend(null, rank);
+        if (depth <= 0) {
+            return null;
+        }
+        byte[] leaf = levels[depth - 1];
+        int number = pathPages[depth - 1];
+        int at = PageLayout.entry(leaf, number, rankInLeaf, LEAF_ENTRY_HEADER);
+        int from = at + LEAF_ENTRY_HEADER;
+        byte[] key = Arrays.copyOfRange(leaf, from, from + PageLayout.leafKeyLength(leaf, number, at));
+        return new byte[][] {key, changeAt(depth, key, rankInLeaf, old -> null)};
+    }
+
+    /**
      * @param depth the descended path's length
      * @return the separator of the subtree just right of the path at its deepest branch that has
      *         one (every key of the path's leaf is below it, every key of the next leaf at least
@@ -165,8 +189,20 @@ final class TreeWriter {
      * @return the path's length, 0 for an empty tree
      */
     private int descend(byte[] key) {
+        return descend(key, 0);
+    }
+
+    /**
+     * As {@link #descend(byte[])} with a key; without one ({@code key} null), to the leaf that holds
+     * the entry at position {@code rank}, by the branches' child counts, leaving its index in that
+     * leaf in {@link #rankInLeaf}.
+     *
+     * @return the path's length, 0 for an empty tree, -1 if the tree has no more than {@code rank} entries
+     */
+    private int descend(byte[] key, long rank) {
         long root = ledger.root();
         int depth = 0;
+        long rest = rank;
         if (root != 0) {
             for (long ref = root; ; depth++) {
                 if (depth > TreeReader.MAX_DEPTH) {
@@ -177,13 +213,31 @@ final class TreeWriter {
                 pages.readStable(ref, page);
                 int number = SortedLayout.refPage(ref);
                 pathPages[depth] = number;
+                int count = PageLayout.getU16(page, PageLayout.COUNT);
                 if (PageLayout.checkNode(page, number, pageSize) == PageLayout.LEAF) {
                     depth++;
                     break;
                 }
-                pathChild[depth] = PageLayout.searchBranch(page, number, key);
-                ref = PageLayout.childRef(page, number, pathChild[depth]);
+                int i;
+                if (key != null) {
+                    i = PageLayout.searchBranch(page, number, key);
+                } else {
+                    for (i = 0; i < count && rest >= PageLayout.childCount(page, number, i); i++) {
+                        rest -= PageLayout.childCount(page, number, i);
+                    }
+                    if (i == count) {
+                        return -1;
+                    }
+                }
+                pathChild[depth] = i;
+                ref = PageLayout.childRef(page, number, i);
             }
+        }
+        if (key == null) {
+            if (depth == 0 || rest >= PageLayout.getU16(levels[depth - 1], PageLayout.COUNT)) {
+                return -1;
+            }
+            rankInLeaf = (int) rest;
         }
         return depth;
     }

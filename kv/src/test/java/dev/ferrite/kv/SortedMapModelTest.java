@@ -19,6 +19,9 @@ import java.util.function.BiFunction;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Random operations on a sorted map and on a {@code TreeMap} side by side: every answer equal,
@@ -385,6 +388,53 @@ class SortedMapModelTest {
                 assertEquals(first ? m.pollFirstEntry() : m.pollLastEntry(), first ? f.pollFirstEntry() : f.pollLastEntry(), what);
             }
             assertEquals(model, map);
+            assertNoPageLost(map);
+        }
+    }
+
+    /**
+     * Removals by position: the entry {@code removeEntryAt} takes in its descent by the branches'
+     * counts is the one at that position of a {@code TreeMap}, with puts between, down to an empty
+     * map (leaves merging, the root giving way, overflow values among them); a position past the
+     * end changes nothing.
+     */
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2})
+    void removalsByPositionAnswerAsATreeMapDoes(long seed) {
+        Random r = new Random(seed);
+        try (FerriteSortedMap<String, String> map = FerriteSortedMap.builder(Codec.utf8(), Codec.utf8())
+                .pool(pool, "positions" + seed).pageSize(4096).create()) {
+            NavigableMap<String, String> model = new TreeMap<>();
+            for (int i = 0; i < 20_000; i++) {
+                String k = key(r, 1_000_000);
+                String v = i % 50 == 0 ? value(r) : "v".repeat(100);
+                model.put(k, v);
+                map.put(k, v);
+            }
+            List<String> keys = new ArrayList<>(model.keySet());
+            assertThrows(IllegalArgumentException.class, () -> map.removeEntryAt(-1));
+            while (!keys.isEmpty()) {
+                if (r.nextInt(10) == 0) { // a put between removals
+                    String k = key(r, 1_000_000);
+                    String v = value(r);
+                    if (model.put(k, v) == null) {
+                        keys.add(-java.util.Collections.binarySearch(keys, k) - 1, k);
+                    }
+                    map.put(k, v);
+                    continue;
+                }
+                int p = r.nextInt(keys.size() + 1); // the last: past the end
+                Map.Entry<String, String> e = map.removeEntryAt(p);
+                if (p == keys.size()) {
+                    assertNull(e, "removed past the end, at " + p);
+                    assertEquals(keys.size(), map.size());
+                    continue;
+                }
+                String k = keys.remove(p);
+                assertEquals(Map.entry(k, model.remove(k)), e, "removed at " + p);
+            }
+            assertTrue(map.isEmpty());
+            assertNull(map.removeEntryAt(0));
             assertNoPageLost(map);
         }
     }

@@ -152,15 +152,6 @@ final class CollectionScan {
     }
 
     /**
-     * One random element of a collection whose span was read inside the change that uses it.
-     *
-     * @return its key in the store, or null if the collection is empty
-     */
-    static byte[] randomOne(CollectionStore store, long id, CollectionStore.Span span) {
-        return span.size() == 0 ? null : at(store, id, span, ThreadLocalRandom.current().nextLong(span.size()));
-    }
-
-    /**
      * @return the element at a position of a collection: a descent by its rank in the store, or,
      *         if a writer moved the ranks since the span was read, a search from the collection's start
      */

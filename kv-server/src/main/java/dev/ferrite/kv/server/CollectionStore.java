@@ -372,6 +372,26 @@ final class CollectionStore implements AutoCloseable {
         return keyOf(tree.entryAt(rank), id, CollectionLayout.ELEMENT);
     }
 
+    /**
+     * Removes the element of collection {@code id} at a rank among all the store's entries, as
+     * {@link #span} counts them in the same change: one descent finds and removes it. Inside
+     * {@link #change}.
+     *
+     * @return its key in the store ({@link CollectionLayout#member} gives the member)
+     * @throws IllegalStateException if the entry at that rank is not one of the collection's
+     *                               elements (the span was read outside this change): the change
+     *                               is then rolled back
+     */
+    byte[] removeElementAtRank(long id, long rank) {
+        Map.Entry<byte[], byte[]> e = tree.removeEntryAt(rank);
+        byte[] k = keyOf(e, id, CollectionLayout.ELEMENT);
+        if (k == null) {
+            throw new IllegalStateException("the store's entry at rank " + rank + " is not an element of collection "
+                    + id + ": its span was not read in this change");
+        }
+        return k;
+    }
+
     /** @return the {@code index}-th element key of collection {@code id} (0 the first), or null */
     byte[] elementAt(long id, long index) {
         Map.Entry<byte[], byte[]> e = tree.entryAt(CollectionLayout.elementsFrom(id), index); // one read: the base cannot move

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.TreeSet;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The set commands: SADD SREM SISMEMBER SMISMEMBER SMEMBERS SCARD SPOP SRANDMEMBER SMOVE SINTER
@@ -112,12 +113,12 @@ final class SetCommands {
         if (count == null) {
             return CollectionWrite.run(c, s, a[1], ValueLayout.SET, false, KeyspaceEvents.SET, "spop", op -> {
                 CollectionStore.Span span = store.span(op.id);
-                byte[] picked = CollectionScan.randomOne(store, op.id, span);
-                if (picked == null) {
+                if (span.size() == 0) {
                     return Replies.NIL;
                 }
+                // found by its rank and removed in one descent (the span is of this change: the ranks hold)
+                byte[] picked = store.removeElementAtRank(op.id, span.first() + ThreadLocalRandom.current().nextLong(span.size()));
                 byte[] member = CollectionLayout.member(picked);
-                store.remove(op.id, member);
                 op.changed = true;
                 op.holdsElements = span.size() > 1; // known: no descent to ask whether the set is empty now
                 return Replies.bulk(member);
