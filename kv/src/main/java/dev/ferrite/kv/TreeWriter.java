@@ -134,10 +134,7 @@ final class TreeWriter {
         if (other != null && TreeReader.beyondAt(leaf, number, pos, other, otherInclusive, lowest)) {
             return null;
         }
-        int at = PageLayout.entry(leaf, number, pos, LEAF_ENTRY_HEADER);
-        int from = at + LEAF_ENTRY_HEADER;
-        byte[] key = Arrays.copyOfRange(leaf, from, from + PageLayout.leafKeyLength(leaf, number, at));
-        return new byte[][] {key, changeAt(depth, key, pos, old -> null)};
+        return removeFromLeaf(depth, pos);
     }
 
     /**
@@ -151,15 +148,17 @@ final class TreeWriter {
     byte[][] removeAt(long rank) {
         ledger.checkNotFailed();
         int depth = descend(null, rank);
-        if (depth <= 0) {
-            return null;
-        }
+        return depth <= 0 ? null : removeFromLeaf(depth, rankInLeaf);
+    }
+
+    /** Removes entry {@code pos} of the descended path's leaf. @return its key and value */
+    private byte[][] removeFromLeaf(int depth, int pos) {
         byte[] leaf = levels[depth - 1];
         int number = pathPages[depth - 1];
-        int at = PageLayout.entry(leaf, number, rankInLeaf, LEAF_ENTRY_HEADER);
+        int at = PageLayout.entry(leaf, number, pos, LEAF_ENTRY_HEADER);
         int from = at + LEAF_ENTRY_HEADER;
         byte[] key = Arrays.copyOfRange(leaf, from, from + PageLayout.leafKeyLength(leaf, number, at));
-        return new byte[][] {key, changeAt(depth, key, rankInLeaf, old -> null)};
+        return new byte[][] {key, changeAt(depth, key, pos, old -> null)};
     }
 
     /**
