@@ -212,17 +212,17 @@ final class TreeWriter {
                 pages.readStable(ref, page);
                 int number = SortedLayout.refPage(ref);
                 pathPages[depth] = number;
-                int count = PageLayout.getU16(page, PageLayout.COUNT);
                 if (PageLayout.checkNode(page, number, pageSize) == PageLayout.LEAF) {
                     depth++;
                     break;
                 }
-                int i;
+                int i = 0;
                 if (key != null) {
                     i = PageLayout.searchBranch(page, number, key);
                 } else {
-                    for (i = 0; i < count && rest >= PageLayout.childCount(page, number, i); i++) {
-                        rest -= PageLayout.childCount(page, number, i);
+                    int count = PageLayout.getU16(page, PageLayout.COUNT);
+                    for (long c; i < count && rest >= (c = PageLayout.childCount(page, number, i)); i++) {
+                        rest -= c;
                     }
                     if (i == count) {
                         return -1;
