@@ -6,6 +6,7 @@ import dev.ferrite.Segment;
 
 import java.nio.ByteBuffer;
 import java.util.AbstractMap;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Map;
 import java.util.Objects;
@@ -24,8 +25,9 @@ import java.util.function.Function;
  * processes.
  *
  * <p>Keys and values are stored as the bytes their {@link Codec}s make; two keys are the same key
- * when their bytes are equal, and the value comparisons of {@code remove(key, value)},
- * {@code replace(key, old, new)} and {@code containsValue} compare bytes too. Null keys and values
+ * when their bytes are equal, and every value comparison ({@code remove(key, value)},
+ * {@code replace(key, old, new)}, {@code containsValue}, and the views' {@code contains} and
+ * {@code remove}) compares bytes too. Null keys and values
  * are refused with {@code NullPointerException}, as by {@code ConcurrentHashMap}.
  *
  * <p>Reads take no lock and write nothing to shared memory, so they scale over threads and
@@ -221,17 +223,13 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
     @Override
     public boolean containsValue(Object value) {
         Objects.requireNonNull(value, "value");
-        byte[] v;
-        try {
-            @SuppressWarnings("unchecked")
-            V typed = (V) value;
-            v = coding.encodeValue(typed);
-        } catch (ClassCastException e) {
+        byte[] v = coding.comparableValue(value);
+        if (v == null) {
             return false;
         }
         MapViews.RawEntries entries = new MapViews.RawEntries(store);
         while (entries.hasNext()) {
-            if (java.util.Arrays.equals(entries.next()[1], v)) {
+            if (Arrays.equals(entries.next()[1], v)) {
                 return true;
             }
         }
@@ -280,18 +278,12 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
     @Override
     public boolean remove(Object key, Object value) {
         Objects.requireNonNull(key, "key");
-        if (value == null) {
-            return false;
-        }
-        byte[] v;
-        try {
-            @SuppressWarnings("unchecked")
-            V typed = (V) value;
-            v = coding.encodeValue(typed);
-        } catch (ClassCastException e) {
-            return false;
-        }
-        byte[] k = coding.encodeKey(key);
+        byte[] v = coding.comparableValue(value);
+        return v != null && removeIfValue(coding.encodeKey(key), v);
+    }
+
+    /** @return whether the key mapped to a value of exactly these bytes, now removed */
+    boolean removeIfValue(byte[] k, byte[] v) {
         return store.write(k, 0, k.length, hash(k), c -> {
             if (!c.valueEquals(v, 0, v.length)) {
                 return false;
@@ -634,15 +626,22 @@ public final class FerriteMap<K, V> extends AbstractMap<K, V> implements Concurr
 
     // ---------------------------------------------------------------- the rest
 
-    /** @return whether a stored value and another object encode to the same bytes */
-    boolean valueBytesEqual(V stored, Object other) {
-        try {
-            @SuppressWarnings("unchecked")
-            V o = (V) other;
-            return java.util.Arrays.equals(coding.encodeValue(stored), coding.encodeValue(o));
-        } catch (ClassCastException e) {
+    /** @return whether the key maps to a value of the same bytes as {@code value} */
+    boolean containsEntry(Object key, Object value) {
+        byte[] v = coding.comparableValue(value);
+        if (key == null || v == null) {
             return false;
         }
+        try {
+            return Arrays.equals(getBytes(coding.encodeKey(key)), v);
+        } catch (ClassCastException | FerriteException e) {
+            return false;
+        }
+    }
+
+    /** @return the bytes of a value to compare with stored ones, or null if it equals none ({@link MapCoding#comparableValue}) */
+    byte[] comparableValue(Object value) {
+        return coding.comparableValue(value);
     }
 
     /** @return the store underneath, for this package */

@@ -29,7 +29,8 @@ import java.util.function.Supplier;
  *
  * <p>Keys and values go through {@link Codec}s; keys of up to {@code (pageSize - 16) / 4 - 17} bytes (1,003 at
  * the default 4 KiB), values of up to 512 MiB. Values are compared by their bytes
- * ({@code remove(key, value)}, {@code replace(key, old, new)}). Null keys and values are refused
+ * ({@code remove(key, value)}, {@code replace(key, old, new)}, {@code containsValue}, and the
+ * views' {@code contains} and {@code remove}). Null keys and values are refused
  * with {@code NullPointerException}. Views, sub-maps and iterators are live; iterators are weakly
  * consistent, as {@code ConcurrentSkipListMap}'s (each reads a leaf at a time, as it was at one
  * instant), and their entries do not support {@code setValue}.

@@ -1,5 +1,6 @@
 package dev.ferrite.kv;
 
+import dev.ferrite.FerriteException;
 import dev.ferrite.Segment;
 
 import java.util.Objects;
@@ -160,6 +161,20 @@ final class MapCoding<K, V> {
         }
         into.length = p;
         return true;
+    }
+
+    /**
+     * @return the bytes of a value given as an object to compare with stored values ({@link
+     * #encodeValue}), or null if it is null, not of the codec's type or longer than the map's limit:
+     * such a value equals no stored value
+     */
+    @SuppressWarnings("unchecked")
+    byte[] comparableValue(Object value) {
+        try {
+            return value == null ? null : encodeValue((V) value);
+        } catch (ClassCastException | FerriteException e) {
+            return null;
+        }
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.ferrite.kv;
 import java.util.AbstractCollection;
 import java.util.AbstractMap.SimpleEntry;
 import java.util.AbstractSet;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -171,16 +172,7 @@ final class MapViews {
 
         @Override
         public boolean contains(Object o) {
-            if (!(o instanceof Map.Entry<?, ?> e) || e.getKey() == null || e.getValue() == null) {
-                return false;
-            }
-            V v;
-            try {
-                v = map.get(e.getKey());
-            } catch (ClassCastException x) {
-                return false;
-            }
-            return v != null && map.valueBytesEqual(v, e.getValue());
+            return o instanceof Map.Entry<?, ?> e && map.containsEntry(e.getKey(), e.getValue());
         }
 
         @Override
@@ -274,6 +266,22 @@ final class MapViews {
         @Override
         public boolean contains(Object o) {
             return o != null && map.containsValue(o);
+        }
+
+        /** Removes one entry whose value has the bytes of {@code o}. */
+        @Override
+        public boolean remove(Object o) {
+            byte[] v = map.comparableValue(o);
+            if (v == null) {
+                return false;
+            }
+            for (RawEntries it = new RawEntries(map.store()); it.hasNext(); ) {
+                byte[][] e = it.next();
+                if (Arrays.equals(e[1], v) && map.removeIfValue(e[0], v)) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         @Override

@@ -32,18 +32,10 @@ final class SortedEntrySet<K, V> extends AbstractSet<Map.Entry<K, V>> {
         return map.isEmpty();
     }
 
+    /** An entry is contained if its key maps to a value of the same bytes. */
     @Override
     public boolean contains(Object o) {
-        if (!(o instanceof Map.Entry<?, ?> e) || e.getKey() == null || e.getValue() == null) {
-            return false;
-        }
-        V v;
-        try {
-            v = map.get(e.getKey());
-        } catch (ClassCastException ex) {
-            return false;
-        }
-        return v != null && v.equals(e.getValue());
+        return o instanceof Map.Entry<?, ?> e && map.containsEntry(e.getKey(), e.getValue());
     }
 
     @Override

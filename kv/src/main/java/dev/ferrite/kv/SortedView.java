@@ -1,5 +1,6 @@
 package dev.ferrite.kv;
 
+import dev.ferrite.FerriteException;
 import dev.ferrite.kv.TreeReader.Hit;
 import dev.ferrite.kv.TreeReader.Rel;
 
@@ -181,24 +182,43 @@ abstract class SortedView<K, V> extends AbstractMap<K, V> implements ConcurrentN
     }
 
     @Override
-    @SuppressWarnings("unchecked")
     public boolean remove(Object key, Object value) {
         byte[] k = coding.lookupKey(key);
-        if (k == null || value == null || !inRange(k)) {
+        byte[] v = valueBytes(value);
+        if (k == null || v == null || !inRange(k)) {
             return false;
         }
-        byte[] v;
-        try {
-            v = coding.value((V) value);
-        } catch (ClassCastException e) {
-            return false;
-        }
+        return removeIfValue(k, v);
+    }
+
+    /** @return whether the key mapped to a value of exactly these bytes, now removed */
+    private boolean removeIfValue(byte[] k, byte[] v) {
         boolean[] removed = {false};
         coding.store.write(w -> w.update(k, old -> {
             removed[0] = old != null && Arrays.equals(old, v);
             return removed[0] ? null : old;
         }));
         return removed[0];
+    }
+
+    /**
+     * Removes one entry of this view whose value has the same bytes as {@code value}: the first in
+     * the view's order still holding it when its removal runs.
+     *
+     * @return whether an entry was removed
+     */
+    boolean removeValue(Object value) {
+        byte[] v = valueBytes(value);
+        if (v == null) {
+            return false;
+        }
+        for (Iterator<Hit> it = walk(h -> h); it.hasNext(); ) {
+            Hit h = it.next();
+            if (Arrays.equals(h.value(), v) && removeIfValue(h.key(), v)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override
@@ -277,15 +297,44 @@ abstract class SortedView<K, V> extends AbstractMap<K, V> implements ConcurrentN
         return lowest() == null;
     }
 
+    /**
+     * Scans this view's entries: time proportional to its size.
+     *
+     * @throws NullPointerException if the value is null
+     */
     @Override
     public boolean containsValue(Object value) {
         Objects.requireNonNull(value, "value");
-        for (V v : values()) {
-            if (v.equals(value)) {
+        byte[] v = valueBytes(value);
+        if (v == null) {
+            return false;
+        }
+        for (Iterator<byte[]> it = walk(Hit::value); it.hasNext(); ) {
+            if (Arrays.equals(it.next(), v)) {
                 return true;
             }
         }
         return false;
+    }
+
+    /** @return whether the key is in this view and maps to a value of the same bytes as {@code value} */
+    boolean containsEntry(Object key, Object value) {
+        byte[] k = coding.lookupKey(key);
+        byte[] v = valueBytes(value);
+        return k != null && v != null && inRange(k) && Arrays.equals(reader().get(k), v);
+    }
+
+    /**
+     * @return the bytes of a value given as an object, or null if it is null or no value of this
+     * map's codec (it then equals no value of the map)
+     */
+    @SuppressWarnings("unchecked")
+    private byte[] valueBytes(Object value) {
+        try {
+            return value == null ? null : coding.value((V) value);
+        } catch (ClassCastException | FerriteException e) {
+            return null;
+        }
     }
 
     @Override
@@ -363,12 +412,7 @@ abstract class SortedView<K, V> extends AbstractMap<K, V> implements ConcurrentN
             if (h == null) {
                 return null;
             }
-            boolean[] removed = {false};
-            coding.store.write(w -> w.update(h.key(), old -> {
-                removed[0] = old != null && Arrays.equals(old, h.value());
-                return removed[0] ? null : old;
-            }));
-            if (removed[0]) {
+            if (removeIfValue(h.key(), h.value())) {
                 return entry(h);
             }
         }
