@@ -48,7 +48,7 @@ public final class FerriteSortedMap<K, V> extends SortedView<K, V> implements Au
     private final ChunkPool ownPool;
 
     FerriteSortedMap(SortedStore store, Codec<K> keyCodec, Codec<V> valueCodec, ChunkPool ownPool) {
-        super(new SortedCoding<>(store, keyCodec, valueCodec), null, false, null, false, false);
+        super(new SortedCoding<>(store, keyCodec, valueCodec), KeyRange.ALL);
         this.store = store;
         this.ownPool = ownPool;
     }

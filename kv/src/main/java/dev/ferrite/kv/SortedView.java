@@ -21,29 +21,18 @@ import java.util.function.Function;
 
 /**
  * A sorted map, or a range of one, in either direction: every {@code ConcurrentNavigableMap}
- * operation on the keys between its bounds, for {@link FerriteSortedMap} and its sub-map views.
- * Bounds are key bytes (null: unbounded); "low" and "high" are in the map's own order, and a
- * descending view turns them around at its edge. Thread-safe.
+ * operation on the keys of its {@link KeyRange}, for {@link FerriteSortedMap} and its sub-map
+ * views. Thread-safe.
  */
 abstract class SortedView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<K, V> {
 
     final SortedCoding<K, V> coding;
-    private final byte[] lo;
-    private final boolean loInclusive;
-    private final byte[] hi;
-    private final boolean hiInclusive;
-    private final boolean descending;
+    /** The keys this view holds and the direction it walks them. */
+    final KeyRange range;
 
-    SortedView(SortedCoding<K, V> coding, byte[] lo, boolean loInclusive, byte[] hi, boolean hiInclusive, boolean descending) {
-        if (lo != null && hi != null && Arrays.compareUnsigned(lo, hi) > 0) {
-            throw new IllegalArgumentException("inconsistent range: the low bound is above the high one");
-        }
+    SortedView(SortedCoding<K, V> coding, KeyRange range) {
         this.coding = coding;
-        this.lo = lo;
-        this.loInclusive = loInclusive;
-        this.hi = hi;
-        this.hiInclusive = hiInclusive;
-        this.descending = descending;
+        this.range = range;
     }
 
     private TreeReader reader() {
@@ -52,75 +41,44 @@ abstract class SortedView<K, V> extends AbstractMap<K, V> implements ConcurrentN
 
     // ---------------------------------------------------------------- bounds, in the map's order
 
-    private boolean tooLow(byte[] k) {
-        if (lo == null) {
-            return false;
-        }
-        int c = Arrays.compareUnsigned(k, lo);
-        return c < 0 || c == 0 && !loInclusive;
-    }
-
-    private boolean tooHigh(byte[] k) {
-        if (hi == null) {
-            return false;
-        }
-        int c = Arrays.compareUnsigned(k, hi);
-        return c > 0 || c == 0 && !hiInclusive;
-    }
-
-    private boolean inRange(byte[] k) {
-        return !tooLow(k) && !tooHigh(k);
-    }
-
     private byte[] checkedKey(Object key) {
         byte[] k = coding.key(key);
-        if (!inRange(k)) {
+        if (!range.contains(k)) {
             throw new IllegalArgumentException("key out of range");
         }
         return k;
     }
 
     private Hit lowest() {
-        Hit h = lo == null ? reader().find(null, Rel.GE) : reader().find(lo, loInclusive ? Rel.GE : Rel.GT);
-        return h == null || tooHigh(h.key()) ? null : h;
+        byte[] lo = range.lo;
+        Hit h = lo == null ? reader().find(null, Rel.GE) : reader().find(lo, range.loInclusive ? Rel.GE : Rel.GT);
+        return h == null || range.tooHigh(h.key()) ? null : h;
     }
 
     private Hit highest() {
-        Hit h = hi == null ? reader().find(null, Rel.LE) : reader().find(hi, hiInclusive ? Rel.LE : Rel.LT);
-        return h == null || tooLow(h.key()) ? null : h;
+        byte[] hi = range.hi;
+        Hit h = hi == null ? reader().find(null, Rel.LE) : reader().find(hi, range.hiInclusive ? Rel.LE : Rel.LT);
+        return h == null || range.tooLow(h.key()) ? null : h;
     }
 
     /** @return the nearest entry in the range to a key, in a relation of the map's order */
     private Hit near(byte[] k, Rel rel) {
-        if (tooLow(k)) {
+        if (range.tooLow(k)) {
             return rel.ascending() ? lowest() : null;
         }
-        if (tooHigh(k)) {
+        if (range.tooHigh(k)) {
             return rel.ascending() ? null : highest();
         }
         Hit h = reader().find(k, rel);
-        return h == null || !inRange(h.key()) ? null : h;
-    }
-
-    /** @return a relation of this view's order, in the map's */
-    private Rel rel(Rel viewRel) {
-        if (!descending) {
-            return viewRel;
-        }
-        return switch (viewRel) {
-            case LT -> Rel.GT;
-            case LE -> Rel.GE;
-            case GE -> Rel.LE;
-            case GT -> Rel.LT;
-        };
+        return h == null || !range.contains(h.key()) ? null : h;
     }
 
     private Hit first() {
-        return descending ? highest() : lowest();
+        return range.descending ? highest() : lowest();
     }
 
     private Hit last() {
-        return descending ? lowest() : highest();
+        return range.descending ? lowest() : highest();
     }
 
     private Hit nearKey(Object key, Rel viewRel) {
@@ -129,7 +87,7 @@ abstract class SortedView<K, V> extends AbstractMap<K, V> implements ConcurrentN
             Objects.requireNonNull(key, "key");
             throw new IllegalArgumentException("key longer than the longest the map takes");
         }
-        return near(k, rel(viewRel));
+        return near(k, range.inMapOrder(viewRel));
     }
 
     /** @return the hit's key and value decoded, as an immutable entry, or null for no hit */
@@ -146,7 +104,7 @@ abstract class SortedView<K, V> extends AbstractMap<K, V> implements ConcurrentN
     @Override
     public V get(Object key) {
         byte[] k = coding.lookupKey(key);
-        if (k == null || !inRange(k)) {
+        if (k == null || !range.contains(k)) {
             return null;
         }
         return coding.decodeValue(reader().get(k));
@@ -155,7 +113,7 @@ abstract class SortedView<K, V> extends AbstractMap<K, V> implements ConcurrentN
     @Override
     public boolean containsKey(Object key) {
         byte[] k = coding.lookupKey(key);
-        return k != null && inRange(k) && reader().get(k) != null;
+        return k != null && range.contains(k) && reader().get(k) != null;
     }
 
     @Override
@@ -175,7 +133,7 @@ abstract class SortedView<K, V> extends AbstractMap<K, V> implements ConcurrentN
     @Override
     public V remove(Object key) {
         byte[] k = coding.lookupKey(key);
-        if (k == null || !inRange(k)) {
+        if (k == null || !range.contains(k)) {
             return null;
         }
         return coding.decodeValue(coding.store.write(w -> w.update(k, old -> null)));
@@ -185,7 +143,7 @@ abstract class SortedView<K, V> extends AbstractMap<K, V> implements ConcurrentN
     public boolean remove(Object key, Object value) {
         byte[] k = coding.lookupKey(key);
         byte[] v = valueBytes(value);
-        if (k == null || v == null || !inRange(k)) {
+        if (k == null || v == null || !range.contains(k)) {
             return false;
         }
         return removeIfValue(k, v);
@@ -289,7 +247,7 @@ abstract class SortedView<K, V> extends AbstractMap<K, V> implements ConcurrentN
 
     /** @return entries in this view, as a long */
     public long longSize() {
-        return reader().ranks().countBetween(lo, loInclusive, hi, hiInclusive);
+        return reader().ranks().countBetween(range.lo, range.loInclusive, range.hi, range.hiInclusive);
     }
 
     @Override
@@ -321,7 +279,7 @@ abstract class SortedView<K, V> extends AbstractMap<K, V> implements ConcurrentN
     boolean containsEntry(Object key, Object value) {
         byte[] k = coding.lookupKey(key);
         byte[] v = valueBytes(value);
-        return k != null && v != null && inRange(k) && Arrays.equals(reader().get(k), v);
+        return k != null && v != null && range.contains(k) && Arrays.equals(reader().get(k), v);
     }
 
     /**
@@ -339,7 +297,7 @@ abstract class SortedView<K, V> extends AbstractMap<K, V> implements ConcurrentN
 
     @Override
     public void clear() {
-        if (lo == null && hi == null) {
+        if (range.isWhole()) {
             coding.store.write(w -> {
                 w.clear();
                 return null;
@@ -356,7 +314,7 @@ abstract class SortedView<K, V> extends AbstractMap<K, V> implements ConcurrentN
 
     @Override
     public Comparator<? super K> comparator() {
-        return descending ? Collections.reverseOrder(coding.comparator) : coding.comparator;
+        return range.descending ? Collections.reverseOrder(coding.comparator) : coding.comparator;
     }
 
     @Override
@@ -398,11 +356,12 @@ abstract class SortedView<K, V> extends AbstractMap<K, V> implements ConcurrentN
     }
 
     private Map.Entry<K, V> poll(boolean first) {
-        boolean lowest = first != descending;
-        byte[] bound = lowest ? lo : hi;
+        KeyRange r = range;
+        boolean lowest = first != r.descending;
+        byte[] bound = lowest ? r.lo : r.hi;
         if (bound != null) { // one descent, if the leaf the bound's descent reaches holds the entry
-            byte[][] taken = coding.store.write(w -> w.pollEdge(bound, lowest ? loInclusive : hiInclusive, lowest,
-                    lowest ? hi : lo, lowest ? hiInclusive : loInclusive));
+            byte[][] taken = coding.store.write(w -> w.pollEdge(bound, lowest ? r.loInclusive : r.hiInclusive, lowest,
+                    lowest ? r.hi : r.lo, lowest ? r.hiInclusive : r.loInclusive));
             if (taken != null) {
                 return new SimpleImmutableEntry<>(coding.decodeKey(taken[0]), coding.decodeValue(taken[1]));
             }
@@ -492,48 +451,18 @@ abstract class SortedView<K, V> extends AbstractMap<K, V> implements ConcurrentN
 
     @Override
     public ConcurrentNavigableMap<K, V> descendingMap() {
-        return new Range<>(coding, lo, loInclusive, hi, hiInclusive, !descending);
+        return new Range<>(coding, range.reversed());
     }
 
     /** A view of this one's range narrowed to bounds given in this view's order (null: this view's own bound). */
     private ConcurrentNavigableMap<K, V> newView(byte[] from, boolean fromInclusive, byte[] to, boolean toInclusive) {
-        if (descending) {
-            byte[] k = from;
-            from = to;
-            to = k;
-            boolean i = fromInclusive;
-            fromInclusive = toInclusive;
-            toInclusive = i;
-        }
-        if (lo != null) {
-            if (from == null) {
-                from = lo;
-                fromInclusive = loInclusive;
-            } else {
-                int c = Arrays.compareUnsigned(from, lo);
-                if (c < 0 || c == 0 && !loInclusive && fromInclusive) {
-                    throw new IllegalArgumentException("key out of range");
-                }
-            }
-        }
-        if (hi != null) {
-            if (to == null) {
-                to = hi;
-                toInclusive = hiInclusive;
-            } else {
-                int c = Arrays.compareUnsigned(to, hi);
-                if (c > 0 || c == 0 && !hiInclusive && toInclusive) {
-                    throw new IllegalArgumentException("key out of range");
-                }
-            }
-        }
-        return new Range<>(coding, from, fromInclusive, to, toInclusive, descending);
+        return new Range<>(coding, range.narrowed(from, fromInclusive, to, toInclusive));
     }
 
     /** A sub-map view. */
     static final class Range<K, V> extends SortedView<K, V> {
-        Range(SortedCoding<K, V> coding, byte[] lo, boolean loInclusive, byte[] hi, boolean hiInclusive, boolean descending) {
-            super(coding, lo, loInclusive, hi, hiInclusive, descending);
+        Range(SortedCoding<K, V> coding, KeyRange range) {
+            super(coding, range);
         }
     }
 
@@ -574,6 +503,6 @@ abstract class SortedView<K, V> extends AbstractMap<K, V> implements ConcurrentN
      * @return an iterator over this view's entries in its order ({@link SortedWalk})
      */
     <T> Iterator<T> walk(Function<Hit, T> out) {
-        return new SortedWalk<>(coding.store, lo, loInclusive, hi, hiInclusive, descending, out);
+        return new SortedWalk<>(coding.store, range, out);
     }
 }

@@ -19,11 +19,7 @@ import java.util.function.Function;
 final class SortedWalk<T> implements Iterator<T> {
 
     private final SortedStore store;
-    private final byte[] lo;
-    private final boolean loInclusive;
-    private final byte[] hi;
-    private final boolean hiInclusive;
-    private final boolean descending;
+    private final KeyRange range;
     private final Function<Hit, T> out;
     private final Rel onwards;
     private List<Hit> run;
@@ -32,35 +28,27 @@ final class SortedWalk<T> implements Iterator<T> {
     private byte[] lastKey;
 
     /**
-     * @param store       the map's store
-     * @param lo          the range's low bound in the map's order, or null for none
-     * @param loInclusive whether a key equal to {@code lo} is in the range
-     * @param hi          its high bound, or null for none
-     * @param hiInclusive whether a key equal to {@code hi} is in the range
-     * @param descending  whether the walk goes from the high end down
-     * @param out         what to return for each entry
+     * @param store the map's store
+     * @param range the keys walked, and the direction
+     * @param out   what to return for each entry
      */
-    SortedWalk(SortedStore store, byte[] lo, boolean loInclusive, byte[] hi, boolean hiInclusive, boolean descending,
-               Function<Hit, T> out) {
+    SortedWalk(SortedStore store, KeyRange range, Function<Hit, T> out) {
         this.store = store;
-        this.lo = lo;
-        this.loInclusive = loInclusive;
-        this.hi = hi;
-        this.hiInclusive = hiInclusive;
-        this.descending = descending;
+        this.range = range;
         this.out = out;
-        this.onwards = descending ? Rel.LT : Rel.GT;
-        byte[] edge = descending ? hi : lo;
-        boolean inclusive = descending ? hiInclusive : loInclusive;
-        Rel first = descending ? (inclusive || edge == null ? Rel.LE : Rel.LT) : (inclusive || edge == null ? Rel.GE : Rel.GT);
+        this.onwards = range.descending ? Rel.LT : Rel.GT;
+        byte[] edge = range.descending ? range.hi : range.lo;
+        boolean inclusive = range.descending ? range.hiInclusive : range.loInclusive;
+        Rel first = range.descending ? (inclusive || edge == null ? Rel.LE : Rel.LT)
+                : (inclusive || edge == null ? Rel.GE : Rel.GT);
         take(edge, first);
     }
 
     /** Reads the entries from a key on, as far as its leaf and the range's far end go. */
     private void take(byte[] from, Rel rel) {
         TreeReader reader = store.reader();
-        TreeReader.Run r = descending ? reader.run(from, rel, Integer.MAX_VALUE, lo, loInclusive)
-                : reader.run(from, rel, Integer.MAX_VALUE, hi, hiInclusive);
+        TreeReader.Run r = range.descending ? reader.run(from, rel, Integer.MAX_VALUE, range.lo, range.loInclusive)
+                : reader.run(from, rel, Integer.MAX_VALUE, range.hi, range.hiInclusive);
         run = r.hits();
         i = 0;
         ended = r.last() || run.isEmpty();
