@@ -27,8 +27,8 @@ import java.util.function.Function;
  * <p>Keys and values are stored as the bytes their {@link Codec}s make; two keys are the same key
  * when their bytes are equal, and every value comparison ({@code remove(key, value)},
  * {@code replace(key, old, new)}, {@code containsValue}, and the views' {@code contains} and
- * {@code remove}) compares bytes too. Null keys and values
- * are refused with {@code NullPointerException}, as by {@code ConcurrentHashMap}.
+ * {@code remove}) compares bytes too. Null keys and values are refused with
+ * {@code NullPointerException}, as by {@code ConcurrentHashMap}.
  *
  * <p>Reads take no lock and write nothing to shared memory, so they scale over threads and
  * processes; a write locks the one section of the index its key hashes to. A process killed at any

@@ -277,9 +277,17 @@ abstract class SortedView<K, V> extends AbstractMap<K, V> implements ConcurrentN
 
     /** @return whether the key is in this view and maps to a value of the same bytes as {@code value} */
     boolean containsEntry(Object key, Object value) {
-        byte[] k = coding.lookupKey(key);
         byte[] v = valueBytes(value);
-        return k != null && v != null && range.contains(k) && Arrays.equals(reader().get(k), v);
+        if (key == null || v == null) {
+            return false;
+        }
+        byte[] k;
+        try {
+            k = coding.lookupKey(key);
+        } catch (ClassCastException e) {
+            return false;
+        }
+        return k != null && range.contains(k) && Arrays.equals(reader().get(k), v);
     }
 
     /**

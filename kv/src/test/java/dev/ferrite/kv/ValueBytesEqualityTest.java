@@ -2,6 +2,7 @@ package dev.ferrite.kv;
 
 import org.junit.jupiter.api.Test;
 
+import java.util.AbstractMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentMap;
 
@@ -46,6 +47,10 @@ class ValueBytesEqualityTest {
         assertTrue(view.values().contains(new byte[] {1, 2, 3}), "values().contains of an equal copy");
         assertTrue(view.entrySet().contains(Map.entry("k", new byte[] {1, 2, 3})), "entrySet().contains of an equal copy");
         assertFalse(view.entrySet().contains(Map.entry("k", new byte[] {1, 2})), "entrySet().contains of other bytes");
+        assertFalse(view.entrySet().contains(new AbstractMap.SimpleEntry<>(null, new byte[] {1, 2, 3})),
+                "entrySet().contains of an entry without a key");
+        assertFalse(((Map<?, ?>) view).entrySet().contains(Map.entry(42, new byte[] {1, 2, 3})),
+                "entrySet().contains of an entry whose key is of another type");
         assertFalse(((Map<?, ?>) view).containsValue("not bytes"), "containsValue of another type");
         assertFalse(((Map<?, ?>) view).values().remove("not bytes"), "values().remove of another type");
         assertFalse(((Map<?, ?>) view).remove("k", "not bytes"), "remove(k, v) of another type");
