@@ -51,6 +51,20 @@ final class SortedCoding<K, V> {
         }
     }
 
+    /**
+     * @return the bytes of a value given as an object to compare with stored values, or null if it
+     *         is null, not of the codec's type or longer than the longest value: such a value
+     *         equals no stored value
+     */
+    @SuppressWarnings("unchecked")
+    byte[] comparableValue(Object value) {
+        try {
+            return value == null ? null : value((V) value);
+        } catch (ClassCastException | FerriteException e) {
+            return null;
+        }
+    }
+
     /** @throws FerriteException if the value's bytes are longer than {@link SortedStore#MAX_VALUE} */
     byte[] value(V value) {
         Objects.requireNonNull(value, "value");

@@ -1,6 +1,5 @@
 package dev.ferrite.kv;
 
-import dev.ferrite.FerriteException;
 import dev.ferrite.kv.TreeReader.Hit;
 import dev.ferrite.kv.TreeReader.Rel;
 
@@ -142,7 +141,7 @@ abstract class SortedView<K, V> extends AbstractMap<K, V> implements ConcurrentN
     @Override
     public boolean remove(Object key, Object value) {
         byte[] k = coding.lookupKey(key);
-        byte[] v = valueBytes(value);
+        byte[] v = coding.comparableValue(value);
         if (k == null || v == null || !range.contains(k)) {
             return false;
         }
@@ -166,7 +165,7 @@ abstract class SortedView<K, V> extends AbstractMap<K, V> implements ConcurrentN
      * @return whether an entry was removed
      */
     boolean removeValue(Object value) {
-        byte[] v = valueBytes(value);
+        byte[] v = coding.comparableValue(value);
         if (v == null) {
             return false;
         }
@@ -263,7 +262,7 @@ abstract class SortedView<K, V> extends AbstractMap<K, V> implements ConcurrentN
     @Override
     public boolean containsValue(Object value) {
         Objects.requireNonNull(value, "value");
-        byte[] v = valueBytes(value);
+        byte[] v = coding.comparableValue(value);
         if (v == null) {
             return false;
         }
@@ -277,7 +276,7 @@ abstract class SortedView<K, V> extends AbstractMap<K, V> implements ConcurrentN
 
     /** @return whether the key is in this view and maps to a value of the same bytes as {@code value} */
     boolean containsEntry(Object key, Object value) {
-        byte[] v = valueBytes(value);
+        byte[] v = coding.comparableValue(value);
         if (key == null || v == null) {
             return false;
         }
@@ -288,19 +287,6 @@ abstract class SortedView<K, V> extends AbstractMap<K, V> implements ConcurrentN
             return false;
         }
         return k != null && range.contains(k) && Arrays.equals(reader().get(k), v);
-    }
-
-    /**
-     * @return the bytes of a value given as an object, or null if it is null or no value of this
-     * map's codec (it then equals no value of the map)
-     */
-    @SuppressWarnings("unchecked")
-    private byte[] valueBytes(Object value) {
-        try {
-            return value == null ? null : coding.value((V) value);
-        } catch (ClassCastException | FerriteException e) {
-            return null;
-        }
     }
 
     @Override
