@@ -46,12 +46,20 @@ public final class MapData {
     }
 
     /**
-     * Writes to disk what loading the maps of a directory left dirty in the page cache (fsync of
-     * each file, which takes pages written through a mapping too). Called at the end of a setup:
-     * otherwise the kernel writes the load back about 30 seconds after it (vm.dirty_expire), in the
+     * Ends a setup. First writes to disk what loading the maps of a directory left dirty in the
+     * page cache (fsync of each file, which takes pages written through a mapping too): otherwise
+     * the kernel writes the load back about 30 seconds after it (vm.dirty_expire), in the
      * middle of the measurement, and a file-backed map's gets run up to twice as slow while it does
      * (paired runs: 0.95x and 1.85x ConcurrentHashMap's time in two forks, 0.82x in both on
      * {@code /dev/shm}).
+     *
+     * <p>Then collects the heap once, so that the setup's objects (the maps' keys and values, the
+     * benchmarks' arrays of keys: tens of millions of objects at 10M entries) are in the old
+     * generation before the measurement. Otherwise the first young collections of a benchmark that
+     * allocates copy them between the survivor spaces, 0.3-0.4 s a collection at 10M entries under
+     * G1, and charge that to the benchmark: at 10M entries a {@code FerriteMap.get} that allocates
+     * its value measured 450 ns slower than the same read into the caller's array, where with the
+     * setup collected the difference is a few dozen ns.
      *
      * @param dir a directory of map files
      * @throws IOException if a file cannot be synced
@@ -64,6 +72,7 @@ public final class MapData {
                 }
             }
         }
+        System.gc();
     }
 
     /** @return keys of the indices [base, base + n) */
