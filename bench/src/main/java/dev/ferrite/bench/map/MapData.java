@@ -56,10 +56,8 @@ public final class MapData {
      * <p>Then collects the heap once, so that the setup's objects (the maps' keys and values, the
      * benchmarks' arrays of keys: tens of millions of objects at 10M entries) are in the old
      * generation before the measurement. Otherwise the first young collections of a benchmark that
-     * allocates copy them between the survivor spaces, 0.3-0.4 s a collection at 10M entries under
-     * G1, and charge that to the benchmark: at 10M entries a {@code FerriteMap.get} that allocates
-     * its value measured 450 ns slower than the same read into the caller's array, where with the
-     * setup collected the difference is a few dozen ns.
+     * allocates copy them between the survivor spaces (0.3-0.4 s a collection at 10M entries under
+     * G1) and charge that to the benchmark, and not to one that allocates nothing.
      *
      * @param dir a directory of map files
      * @throws IOException if a file cannot be synced
