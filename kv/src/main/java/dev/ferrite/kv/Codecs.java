@@ -8,6 +8,7 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.UUID;
+import java.util.function.Function;
 
 /** The built-in codecs behind {@link Codec}'s factory methods. */
 final class Codecs {
@@ -230,6 +231,23 @@ final class Codecs {
             return ((String) value).getBytes(StandardCharsets.UTF_8);
         }
         return encode(codec, value, codec.size(value));
+    }
+
+    /**
+     * The bytes of a value given as an object, to compare with stored values' bytes: what
+     * {@code encode} makes of it, or null if it is null, not of the map's value type or over the
+     * map's limit ({@code encode} throws a {@link FerriteException}): such a value equals no stored
+     * value.
+     *
+     * @param encode the map's value encoding, its limit checked
+     */
+    @SuppressWarnings("unchecked")
+    static <V> byte[] comparableBytes(Object value, Function<V, byte[]> encode) {
+        try {
+            return value == null ? null : encode.apply((V) value);
+        } catch (ClassCastException | FerriteException e) {
+            return null;
+        }
     }
 
     /**

@@ -1,6 +1,5 @@
 package dev.ferrite.kv;
 
-import dev.ferrite.FerriteException;
 import dev.ferrite.Segment;
 
 import java.util.Objects;
@@ -168,13 +167,8 @@ final class MapCoding<K, V> {
      * #encodeValue}), or null if it is null, not of the codec's type or longer than the map's limit:
      * such a value equals no stored value
      */
-    @SuppressWarnings("unchecked")
     byte[] comparableValue(Object value) {
-        try {
-            return value == null ? null : encodeValue((V) value);
-        } catch (ClassCastException | FerriteException e) {
-            return null;
-        }
+        return Codecs.comparableBytes(value, this::encodeValue);
     }
 
     /**

@@ -56,13 +56,8 @@ final class SortedCoding<K, V> {
      *         is null, not of the codec's type or longer than the longest value: such a value
      *         equals no stored value
      */
-    @SuppressWarnings("unchecked")
     byte[] comparableValue(Object value) {
-        try {
-            return value == null ? null : value((V) value);
-        } catch (ClassCastException | FerriteException e) {
-            return null;
-        }
+        return Codecs.comparableBytes(value, this::value);
     }
 
     /** @throws FerriteException if the value's bytes are longer than {@link SortedStore#MAX_VALUE} */
