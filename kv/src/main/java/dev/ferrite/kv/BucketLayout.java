@@ -68,6 +68,9 @@ final class BucketLayout {
         return (int) (word >>> 16) & 0xFF;
     }
 
+    /** The word's tag bits ({@code tag << 24}). */
+    static final long TAG_BITS = 0xFFFFL << 24;
+
     /** @return the tag of a bucket word: 16 bits of its key's hash */
     static long wordTag(long word) {
         return (word >>> 24) & 0xFFFF;

@@ -104,6 +104,7 @@ final class SectionReader {
                 v = null;
                 continue;
             }
+            VarHandle.acquireFence(); // the probe's loads before the generation's
             if (UncheckedAccess.getLongVolatile(headerMemory, genAt) == v.generation) {
                 if (r != RETRY) {
                     return r == ABSENT ? absent : (R) r;
@@ -137,13 +138,15 @@ final class SectionReader {
         long outsideBits = BucketLayout.matchBits(hash, BucketLayout.OUTSIDE, 0);
         long inlineMask = BucketLayout.matchMask(BucketLayout.INLINE);
         long outsideMask = BucketLayout.matchMask(BucketLayout.OUTSIDE);
-        int idx = v.home(hash);
-        for (int n = 0; n < v.buckets; n++) {
-            long b = v.bucket(idx);
-            long w = UncheckedAccess.getLongVolatile(mem, b);
-            if (BucketLayout.kind(w) == BucketLayout.EMPTY) {
-                return ABSENT;
-            }
+        long size = v.bucketSize;
+        long home = v.bucket(v.home(hash));
+        long tableEnd = v.bucket(v.buckets);
+        long tagBits = BucketLayout.tag(hash) << 24;
+        long b = home;
+        while ((b = candidate(mem, b, home, tableEnd, size, tagBits)) >= 0) {
+            // A candidate's word again (the scan's is not kept), ordered before its entry's bytes.
+            long w = UncheckedAccess.getLong(mem, b);
+            VarHandle.acquireFence();
             if ((w & inlineMask) == inlineBits && (w & BucketLayout.ODD) == 0) {
                 if (UncheckedAccess.mismatch(mem, b + BucketLayout.KEY, key, koff, klen) < 0) {
                     return readInline(v, b, w, klen, reader);
@@ -156,10 +159,44 @@ final class SectionReader {
                 if (r != null) {
                     return r;
                 }
+            } else if (BucketLayout.kind(w) == BucketLayout.EMPTY) {
+                return ABSENT; // the view was cleared under the scan: the generation check tells
             }
-            idx = v.nextBucket(idx);
+            b += size;
+            if (b == tableEnd) {
+                b = SectionLayout.TABLE;
+            }
+            if (b == home) {
+                return ABSENT;
+            }
         }
         return ABSENT;
+    }
+
+    /**
+     * Scans buckets from the one at {@code b} for a word with the key's tag, wrapping from the
+     * table's end to its start, and stops at an empty bucket or when it comes back to {@code home}.
+     * Plain loads and no call, so that the JIT keeps its state in registers from bucket to bucket:
+     * the words passed over need no order (the caller orders a candidate's word before its entry's
+     * bytes, and readSection the last one before the generation's check).
+     *
+     * @return the candidate's offset, or -1 if the scan met an empty bucket or came back to {@code home}
+     */
+    private static long candidate(AbstractSegment mem, long b, long home, long tableEnd, long size, long tagBits) {
+        do {
+            long w = UncheckedAccess.getLong(mem, b);
+            if (BucketLayout.kind(w) == BucketLayout.EMPTY) {
+                return -1;
+            }
+            if (((w ^ tagBits) & BucketLayout.TAG_BITS) == 0) {
+                return b;
+            }
+            b += size;
+            if (b == tableEnd) {
+                b = SectionLayout.TABLE;
+            }
+        } while (b != home);
+        return -1;
     }
 
     /**

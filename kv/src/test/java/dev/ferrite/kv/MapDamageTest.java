@@ -5,6 +5,7 @@ import dev.ferrite.Ferrite;
 import dev.ferrite.Segment;
 import org.junit.jupiter.api.Test;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -13,6 +14,8 @@ import java.util.Map;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -78,6 +81,40 @@ class MapDamageTest {
             } while (cursor != 0);
             assertEquals(new HashSet<>(scanned).size(), scanned.size(), "scan repeated a key: " + scanned);
             assertEquals(new HashSet<>(iterated), new HashSet<>(scanned), "iteration and scan met the same keys");
+        }
+    }
+
+    /**
+     * A table with no empty bucket (its empty ones damaged into tombstones that bear the tag of the
+     * key looked up, so that the probe stops at each as a candidate) ends a probe where it began: a
+     * get of a key not in it answers null, of a key in it its value, and a put of the missing key
+     * takes a tombstone's place.
+     */
+    @Test
+    void aTableWithNoEmptyBucketEndsAProbeWhereItBegan() {
+        try (ChunkPool pool = MapTargets.anonymousPool(Ferrite.backend().name());
+             FerriteMap<String, String> map = FerriteMap.builder(Codec.utf8(), Codec.utf8()).pool(pool, "m")
+                     .expectedEntries(100).create()) {
+            for (int i = 0; i < 50; i++) {
+                map.put("key-" + i, "value-" + i);
+            }
+            byte[] missing = "missing".getBytes(StandardCharsets.UTF_8);
+            long tombstone = BucketLayout.TOMBSTONE | BucketLayout.tag(MapStore.hash(missing, 0, missing.length)) << 24;
+            int[] filled = {0};
+            MapBytes.forEachBucket(pool, "m", w -> w == 0, (s, i, b, size) -> {
+                s.putLong(b, tombstone);
+                filled[0]++;
+            });
+            assertTrue(filled[0] > 0, "no empty bucket was filled");
+            assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+                assertNull(map.get("missing"));
+                assertFalse(map.containsKey("missing"));
+                for (int i = 0; i < 50; i++) {
+                    assertEquals("value-" + i, map.get("key-" + i));
+                }
+                assertNull(map.put("missing", "now"));
+                assertEquals("now", map.get("missing"));
+            }, "a probe of a table with no empty bucket did not end");
         }
     }
 

@@ -26,7 +26,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Usage: {@code MapPathLength MODE BACKEND ENTRIES WARM-UP OPERATIONS}. Modes: {@code loop}
  * (a random key fetched, no map), {@code chm-get} ({@code ConcurrentHashMap.get}), {@code get},
- * {@code get-into} ({@code get(key, byte[])}), {@code contains}, {@code read-value} (zero-copy, a
+ * {@code get-into} ({@code get(key, byte[])}), {@code contains}, {@code miss} ({@code containsKey} of a key
+ * not in the map), {@code read-value} (zero-copy, a
  * {@code byte[]} key, the last byte of the value read), {@code get-all} (16 keys a call: an
  * operation is one key), {@code chm-put} and {@code put} (an existing key's value replaced by
  * another of the same length), {@code get-text} and {@code put-text} (the same on a map of
@@ -36,7 +37,7 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class MapPathLength {
 
     /** The modes this program runs. */
-    static final List<String> MODES = List.of("loop", "chm-get", "get", "get-into", "contains", "read-value", "get-all", "chm-put", "put",
+    static final List<String> MODES = List.of("loop", "chm-get", "get", "get-into", "contains", "miss", "read-value", "get-all", "chm-put", "put",
             "get-text", "put-text");
 
     private static final ValueReader<Boolean> LAST_BYTE = (segment, offset, length) ->
@@ -46,6 +47,8 @@ public final class MapPathLength {
     private final String mode;
     private final int entries;
     private final String[] keys;
+    /** Keys not in the map, for {@code miss}; only that mode makes them. */
+    private final String[] misses;
     private final byte[][] keyBytes;
     private final byte[] into = new byte[MapData.VALUE_BYTES];
     private final byte[] value = MapData.value(-1);
@@ -59,6 +62,7 @@ public final class MapPathLength {
         this.mode = mode;
         this.entries = entries;
         this.keys = MapData.keys(0, entries); // other instances than the stored keys, as a request brings them
+        this.misses = mode.equals("miss") ? MapData.keys(MapData.MISS_BASE, entries) : null;
         this.keyBytes = new byte[entries][];
         for (int i = 0; i < entries; i++) {
             keyBytes[i] = MapData.keyBytes(i);
@@ -156,6 +160,7 @@ public final class MapPathLength {
             case "get": return get(operations);
             case "get-into": return getInto(operations);
             case "contains": return contains(operations);
+            case "miss": return miss(operations);
             case "read-value": return readValue(operations);
             case "get-all": return getAll(operations);
             case "chm-put": return chmPut(operations);
@@ -203,6 +208,14 @@ public final class MapPathLength {
         long sum = 0;
         for (long i = 0; i < operations; i++) {
             sum += map.containsKey(keys[random.nextInt(entries)]) ? 1 : 0;
+        }
+        return sum;
+    }
+
+    private long miss(long operations) {
+        long sum = 0;
+        for (long i = 0; i < operations; i++) {
+            sum += map.containsKey(misses[random.nextInt(entries)]) ? 1 : 0;
         }
         return sum;
     }
