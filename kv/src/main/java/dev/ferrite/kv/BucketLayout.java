@@ -117,13 +117,16 @@ final class BucketLayout {
     }
 
     /**
-     * @return the bucket size a new map gets for entries of those average sizes: the inline entry
-     *         rounded up to a cache line (64 to 256 bytes), or {@link #MIN_SIZE} (every entry outside)
-     *         if it does not fit 256
+     * @param exact whether every entry has those sizes (both codecs of a fixed size), else they are averages
+     * @return the bucket size a new map gets for entries of those sizes: an exact inline entry
+     *         rounded up to a multiple of 16 (as a rebuild measures them), an average one rounded up
+     *         to a cache line (64 to 256 bytes: room for entries longer than the average); or
+     *         {@link #MIN_SIZE} (every entry outside) if it does not fit 256
      */
-    static int sizeFor(int averageKey, int averageValue) {
-        long need = KEY + (long) averageKey + averageValue;
-        return need > MAX_SIZE ? MIN_SIZE : (int) Math.max(64, (need + 63) & ~63L);
+    static int sizeFor(int key, int value, boolean exact) {
+        long need = KEY + (long) key + value;
+        int step = exact ? 16 : 64;
+        return need > MAX_SIZE ? MIN_SIZE : (int) Math.max(step, (need + step - 1) & -step);
     }
 
     /** @return whether a bucket size is one a section may have */

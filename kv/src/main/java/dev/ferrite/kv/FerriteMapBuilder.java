@@ -47,8 +47,10 @@ public final class FerriteMapBuilder<K, V> {
     private int sections;
     /** The load limit of a new map's sections, in thousandths. */
     private int loadLimit = MapLayout.DEFAULT_LOAD_LIMIT;
-    private int averageKeySize = 16;
-    private int averageValueSize = 64;
+    /** The average key size a new map expects, or -1 for the default ({@link #keySize}). */
+    private int averageKeySize = -1;
+    /** The average value size a new map expects, or -1 for the default ({@link #valueSize}). */
+    private int averageValueSize = -1;
     private int maxKeySize = DEFAULT_MAX_KEY;
     private int maxValueSize = DEFAULT_MAX_VALUE;
     private long capacity = DEFAULT_CAPACITY;
@@ -176,7 +178,8 @@ public final class FerriteMapBuilder<K, V> {
     }
 
     /**
-     * @param bytes the average encoded key size a new map should expect (a hint)
+     * @param bytes the average encoded key size a new map should expect (a hint; default 16, ignored
+     *              for a key codec of a fixed size, whose size is used)
      * @return this builder
      */
     public FerriteMapBuilder<K, V> averageKeySize(int bytes) {
@@ -188,7 +191,8 @@ public final class FerriteMapBuilder<K, V> {
     }
 
     /**
-     * @param bytes the average encoded value size a new map should expect (a hint)
+     * @param bytes the average encoded value size a new map should expect (a hint; default 64,
+     *              ignored for a value codec of a fixed size, whose size is used)
      * @return this builder
      */
     public FerriteMapBuilder<K, V> averageValueSize(int bytes) {
@@ -404,6 +408,16 @@ public final class FerriteMapBuilder<K, V> {
         return sections > 0 ? sections : sections(expectedEntries);
     }
 
+    /** @return the key size a new map expects: the key codec's fixed size, else the hint, else 16 */
+    private int keySize() {
+        return keyCodec.fixedSize() >= 0 ? keyCodec.fixedSize() : averageKeySize >= 0 ? averageKeySize : 16;
+    }
+
+    /** @return the value size a new map expects: the value codec's fixed size, else the hint, else 64 */
+    private int valueSize() {
+        return valueCodec.fixedSize() >= 0 ? valueCodec.fixedSize() : averageValueSize >= 0 ? averageValueSize : 64;
+    }
+
     private MapStore.Shape shape(ChunkPool p) {
         // A map takes one name for its header and, per section, two (a generation and the next).
         int freeNames = p.spec().maxNamedSegments() - p.segmentNames().size();
@@ -431,8 +445,11 @@ public final class FerriteMapBuilder<K, V> {
         long share = perSection + 4 * (long) Math.ceil(Math.sqrt(perSection)) + 1;
         long buckets = Math.max(SectionLayout.MIN_BUCKETS, Math.min(SectionLayout.MAX_BUCKETS,
                 MapLayout.bucketsForLoad(share, loadLimit)));
-        int bucketSize = BucketLayout.sizeFor(Math.min(averageKeySize, maxKeySize), Math.min(averageValueSize, maxValueSize));
-        long heap = perSection * EntryLayout.size(averageKeySize, averageValueSize);
+        int key = Math.min(keySize(), maxKeySize);
+        int value = Math.min(valueSize(), maxValueSize);
+        boolean exact = keyCodec.fixedSize() >= 0 && valueCodec.fixedSize() >= 0;
+        int bucketSize = BucketLayout.sizeFor(key, value, exact);
+        long heap = perSection * EntryLayout.size(key, value);
         if (bucketSize > BucketLayout.MIN_SIZE) {
             heap /= 64; // room for a few entries longer than the average, which do not fit their buckets
         }

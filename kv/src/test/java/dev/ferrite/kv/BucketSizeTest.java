@@ -53,6 +53,32 @@ class BucketSizeTest {
         }
     }
 
+    /**
+     * Codecs of a fixed size give a new map buckets of exactly their entries' size, rounded up to
+     * 16 bytes, whatever the average-size hints say; codecs of variable size take the hints, rounded
+     * up to a cache line.
+     */
+    @Test
+    void fixedSizeCodecsGiveBucketsOfTheirEntriesSize() {
+        String backend = Ferrite.backend().name();
+        try (FerriteMap<Long, Long> longs = FerriteMap.builder(Codec.int64(), Codec.int64()).backend(backend)
+                .averageValueSize(500).create();
+             FerriteMap<java.util.UUID, Integer> ids = FerriteMap.builder(Codec.uuid(), Codec.int32()).backend(backend).create();
+             FerriteMap<String, Long> named = FerriteMap.builder(Codec.utf8(), Codec.int64()).backend(backend)
+                     .averageKeySize(8).create()) {
+            assertTrue(sizes(longs).stream().allMatch(s -> s == 32), "12 + 8 + 8 bytes: " + sizes(longs));
+            assertTrue(sizes(ids).stream().allMatch(s -> s == 32), "12 + 16 + 4 bytes: " + sizes(ids));
+            assertTrue(sizes(named).stream().allMatch(s -> s == 64), "a variable key's average, 12 + 8 + 8 bytes: " + sizes(named));
+            for (long i = 0; i < 10_000; i++) {
+                longs.put(i, -i);
+            }
+            for (long i = 0; i < 10_000; i++) {
+                assertEquals(-i, longs.get(i));
+            }
+            assertEquals(0, longs.verify());
+        }
+    }
+
     @Test
     void entriesMoveOutOfShrunkBucketsAndBackIntoGrownOnes() {
         Path file = dir.resolve("m.ferrite");
