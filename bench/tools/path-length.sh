@@ -12,7 +12,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 jar=$here/bench/target/ferrite-bench.jar
 backend=${BACKEND:-unsafe}; n=${N:-100000}; entries=${ENTRIES:-50000}; warm=${WARMUP:-300000}; java=${JAVA:-java}
-modes=("$@"); [ ${#modes[@]} -gt 0 ] || modes=(loop chm-get get get-into contains miss read-value get-all chm-put put get-text put-text)
+modes=("$@"); [ ${#modes[@]} -gt 0 ] || modes=(loop chm-get get get-into contains miss read-value get-all chm-put put insert get-text put-text)
 flags=(-Xbatch ${JAVA_OPTS:-})
 [ "$("$java" -XshowSettings:properties -version 2>&1 | sed -n 's/.*java.specification.version = //p')" -ge 24 ] \
     && flags+=(--sun-misc-unsafe-memory-access=allow --enable-native-access=ALL-UNNAMED)

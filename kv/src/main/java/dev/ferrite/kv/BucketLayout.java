@@ -81,9 +81,14 @@ final class BucketLayout {
         return (hash >>> 32) & 0xFFFF;
     }
 
+    /** @return a key hash's tag where a word holds it (the bits of {@link #TAG_BITS}) */
+    static long tagBits(long hash) {
+        return tag(hash) << 24;
+    }
+
     /** @return the word's bits a key is compared on first: kind, key length and tag (mask with {@link #matchMask}) */
     static long matchBits(long hash, int kind, int keyLength) {
-        return tag(hash) << 24 | (long) keyLength << 8 | kind;
+        return tagBits(hash) | (long) keyLength << 8 | kind;
     }
 
     /** @return the mask of {@link #matchBits} for entries of that kind */
@@ -93,7 +98,7 @@ final class BucketLayout {
 
     /** @return a settled word holding an entry; {@code version} from a previous word of the bucket (its version bits) */
     static long word(long version, long hash, int kind, int keyLength, int valueLength) {
-        return (version & VERSION_MASK) | tag(hash) << 24 | (long) valueLength << 16 | (long) keyLength << 8 | kind;
+        return (version & VERSION_MASK) | tagBits(hash) | (long) valueLength << 16 | (long) keyLength << 8 | kind;
     }
 
     /** @return the version bits a bucket settles with after its change from {@code word} (settled or odd): the settled version + 2 */

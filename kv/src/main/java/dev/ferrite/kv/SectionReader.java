@@ -141,7 +141,7 @@ final class SectionReader {
         long size = v.bucketSize;
         long home = v.bucket(v.home(hash));
         long tableEnd = v.bucket(v.buckets);
-        long tagBits = BucketLayout.tag(hash) << 24;
+        long tagBits = BucketLayout.tagBits(hash);
         long b = home;
         while ((b = candidate(mem, b, home, tableEnd, size, tagBits)) >= 0) {
             // A candidate's word again (the scan's is not kept), ordered before its entry's bytes.
@@ -160,7 +160,7 @@ final class SectionReader {
                     return r;
                 }
             } else if (BucketLayout.kind(w) == BucketLayout.EMPTY) {
-                return ABSENT; // the view was cleared under the scan: the generation check tells
+                return ABSENT; // only memory of a generation gone since empties a bucket: the generation check tells
             }
             b += size;
             if (b == tableEnd) {

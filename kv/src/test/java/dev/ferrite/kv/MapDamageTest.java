@@ -99,7 +99,7 @@ class MapDamageTest {
                 map.put("key-" + i, "value-" + i);
             }
             byte[] missing = "missing".getBytes(StandardCharsets.UTF_8);
-            long tombstone = BucketLayout.TOMBSTONE | BucketLayout.tag(MapStore.hash(missing, 0, missing.length)) << 24;
+            long tombstone = BucketLayout.TOMBSTONE | BucketLayout.tagBits(MapStore.hash(missing, 0, missing.length));
             int[] filled = {0};
             MapBytes.forEachBucket(pool, "m", w -> w == 0, (s, i, b, size) -> {
                 s.putLong(b, tombstone);

@@ -30,14 +30,15 @@ import java.util.concurrent.ConcurrentHashMap;
  * not in the map), {@code read-value} (zero-copy, a
  * {@code byte[]} key, the last byte of the value read), {@code get-all} (16 keys a call: an
  * operation is one key), {@code chm-put} and {@code put} (an existing key's value replaced by
- * another of the same length), {@code get-text} and {@code put-text} (the same on a map of
+ * another of the same length), {@code insert} (a key not in the map put, then removed: an operation is
+ * both), {@code get-text} and {@code put-text} (the same on a map of
  * {@code String} values, 100 ASCII chars, through the {@code utf8} codec). Keys of 16 bytes,
  * values of 100 ({@link MapData}), as the map benchmarks.
  */
 public final class MapPathLength {
 
     /** The modes this program runs. */
-    static final List<String> MODES = List.of("loop", "chm-get", "get", "get-into", "contains", "miss", "read-value", "get-all", "chm-put", "put",
+    static final List<String> MODES = List.of("loop", "chm-get", "get", "get-into", "contains", "miss", "read-value", "get-all", "chm-put", "put", "insert",
             "get-text", "put-text");
 
     private static final ValueReader<Boolean> LAST_BYTE = (segment, offset, length) ->
@@ -47,7 +48,7 @@ public final class MapPathLength {
     private final String mode;
     private final int entries;
     private final String[] keys;
-    /** Keys not in the map, for {@code miss}; only that mode makes them. */
+    /** Keys not in the map, for {@code miss} and {@code insert}; only those modes make them. */
     private final String[] misses;
     private final byte[][] keyBytes;
     private final byte[] into = new byte[MapData.VALUE_BYTES];
@@ -62,7 +63,7 @@ public final class MapPathLength {
         this.mode = mode;
         this.entries = entries;
         this.keys = MapData.keys(0, entries); // other instances than the stored keys, as a request brings them
-        this.misses = mode.equals("miss") ? MapData.keys(MapData.MISS_BASE, entries) : null;
+        this.misses = mode.equals("miss") || mode.equals("insert") ? MapData.keys(MapData.MISS_BASE, entries) : null;
         this.keyBytes = new byte[entries][];
         for (int i = 0; i < entries; i++) {
             keyBytes[i] = MapData.keyBytes(i);
@@ -164,6 +165,7 @@ public final class MapPathLength {
             case "read-value": return readValue(operations);
             case "get-all": return getAll(operations);
             case "chm-put": return chmPut(operations);
+            case "insert": return insert(operations);
             case "get-text": return getText(operations);
             case "put-text": return putText(operations);
             default: return put(operations);
@@ -240,6 +242,16 @@ public final class MapPathLength {
         long sum = 0;
         for (long i = 0; i < operations; i++) {
             sum += map.put(keys[random.nextInt(entries)], value).length;
+        }
+        return sum;
+    }
+
+    private long insert(long operations) {
+        long sum = 0;
+        for (long i = 0; i < operations; i++) {
+            String k = misses[random.nextInt(entries)];
+            sum += map.put(k, value) == null ? 1 : 0;
+            sum += map.remove(k).length;
         }
         return sum;
     }

@@ -20,13 +20,16 @@ class MapPathLengthTest {
     private static final long OPERATIONS = 3_200;
 
     @Test
-    void everyModeFindsEveryKeyItLooksUpOrReplaces() throws Exception {
+    void everyModeFindsEveryKeyItLooksUpOrReplacesAndNoneItMisses() throws Exception {
         long keyLength = MapData.key(0).length();
         assertEquals(OPERATIONS * keyLength, MapPathLength.measure("loop", "unsafe", ENTRIES, 100, OPERATIONS));
         for (String mode : new String[] {"chm-get", "get", "get-into", "chm-put", "put", "get-text", "put-text"}) {
             assertEquals(OPERATIONS * MapData.VALUE_BYTES, MapPathLength.measure(mode, "unsafe", ENTRIES, 100, OPERATIONS), mode);
         }
         assertEquals(OPERATIONS, MapPathLength.measure("contains", "unsafe", ENTRIES, 100, OPERATIONS));
+        assertEquals(0, MapPathLength.measure("miss", "unsafe", ENTRIES, 100, OPERATIONS), "miss found keys");
+        // each absent key put (new: 1) then removed (its value's length)
+        assertEquals(OPERATIONS * (1 + MapData.VALUE_BYTES), MapPathLength.measure("insert", "unsafe", ENTRIES, 100, OPERATIONS));
         // a value's last byte is 0 for about one key in 256: some, not all
         long zeroLast = MapPathLength.measure("read-value", "unsafe", ENTRIES, 100, OPERATIONS);
         assertTrue(zeroLast >= 0 && zeroLast < OPERATIONS / 16, "read-value found " + zeroLast);
