@@ -2,11 +2,11 @@ package dev.ferrite.kv;
 
 /**
  * Byte layout of a bucket of a section's table ({@link SectionLayout}), {@code BUCKET_SIZE} bytes.
- * Little-endian. Mirrored in {@code docs/FORMAT.md} ("Map, version 3").
+ * Little-endian. Mirrored in {@code docs/FORMAT.md} ("Map, version 4").
  *
  * <pre>
  *   0                                                        8          12                  12 + K             BUCKET_SIZE
- *   | word: version(24) tag(16) vlen(8) klen(8) 0(6) kind(2) | checksum | key bytes (K)      | value bytes (V) | zero |   inline
+ *   | word: version(24) tag(16) vlen(8) klen(8) reach(6) kind(2) | checksum | key bytes (K)      | value bytes (V) | zero |   inline
  *   | word                                                   | offset of the entry in the heap (8)              | zero |   outside
  * </pre>
  *
@@ -17,6 +17,14 @@ package dev.ferrite.kv;
  * them (the undo record, {@link UndoLayout}, then holds what they were); each change of the bucket
  * adds 2. A reader reads the word, the bytes, then the word again: the same even word means the
  * bytes it read were whole.
+ *
+ * <p>The word's reach belongs to the bucket as the home of keys, not to the entry it holds: every
+ * entry whose key's home is this bucket lies at most {@code reach} buckets after it (wrapping), or
+ * anywhere up to the next empty bucket if the reach is {@value #REACH_UNBOUNDED}. So a probe reads
+ * the home bucket's word and stops after its reach. A writer raises a home's reach before it
+ * publishes an entry beyond it, every other change of a word keeps it, and only a rebuild (a new
+ * table) lowers it. Only maps of version 4 keep reaches; in a version-3 map the bits are 0 and a
+ * probe goes on to an empty bucket.
  */
 final class BucketLayout {
 
@@ -44,6 +52,13 @@ final class BucketLayout {
     static final long VERSION_STEP = 2L << 40;
     /** The word's version bits. */
     static final long VERSION_MASK = -1L << 40;
+
+    /** The lowest bit of the word's reach. */
+    static final int REACH_SHIFT = 2;
+    /** The word's reach bits. */
+    static final long REACH_BITS = 0x3FL << REACH_SHIFT;
+    /** The reach that bounds nothing: a probe from that home goes on to an empty bucket. */
+    static final int REACH_UNBOUNDED = 63;
 
     /** Smallest bucket. */
     static final int MIN_SIZE = 16;
@@ -91,12 +106,26 @@ final class BucketLayout {
         return tagBits(hash) | (long) keyLength << 8 | kind;
     }
 
+    /** @return a word's reach: how many buckets after it the entries whose home it is may lie, {@link #REACH_UNBOUNDED} for any */
+    static int reach(long word) {
+        return (int) (word >>> REACH_SHIFT) & REACH_UNBOUNDED;
+    }
+
+    /**
+     * @param distance buckets from a home to an entry of its keys, 0 or more
+     * @return the word with its reach raised to cover that distance ({@link #REACH_UNBOUNDED} if it is that far or more)
+     */
+    static long reaching(long word, long distance) {
+        long reach = Math.min(distance, REACH_UNBOUNDED);
+        return reach <= reach(word) ? word : (word & ~REACH_BITS) | reach << REACH_SHIFT;
+    }
+
     /** @return the mask of {@link #matchBits} for entries of that kind */
     static long matchMask(int kind) {
         return kind == INLINE ? 0xFF_FF00_FF03L : 0xFF_FF00_0003L;
     }
 
-    /** @return a settled word holding an entry; {@code version} from a previous word of the bucket (its version bits) */
+    /** @return a settled word holding an entry, reach 0; {@code version} from a previous word of the bucket (its version bits) */
     static long word(long version, long hash, int kind, int keyLength, int valueLength) {
         return (version & VERSION_MASK) | tagBits(hash) | (long) valueLength << 16 | (long) keyLength << 8 | kind;
     }
@@ -106,14 +135,14 @@ final class BucketLayout {
         return ((word & VERSION_MASK) | ODD) + ODD;
     }
 
-    /** @return the settled word after {@code word}'s next change, with new contents */
+    /** @return the settled word after {@code word}'s next change, with new contents and its reach */
     static long next(long word, long hash, int kind, int keyLength, int valueLength) {
-        return BucketLayout.word(nextVersion(word), hash, kind, keyLength, valueLength);
+        return BucketLayout.word(nextVersion(word), hash, kind, keyLength, valueLength) | word & REACH_BITS;
     }
 
-    /** @return the tombstone that follows {@code word} */
+    /** @return the tombstone that follows {@code word}, with its reach */
     static long tombstoneAfter(long word) {
-        return nextVersion(word) | TOMBSTONE;
+        return nextVersion(word) | word & REACH_BITS | TOMBSTONE;
     }
 
     /** @return whether key and value of those lengths fit a bucket of that size inline */

@@ -29,6 +29,7 @@ final class EntryCursor {
     private final int klen;
     private final long hash;
     private SectionView v;
+    private int home;           // the key's home bucket (an index)
     private long bucketAt = -1; // the key's bucket, or where it would go (-1: no room)
     private long word;          // that bucket's word
     private boolean found;      // whether the bucket holds the key (its entry intact or not): counted
@@ -52,16 +53,21 @@ final class EntryCursor {
         Segment seg = v.segment;
         long tag = BucketLayout.tag(hash);
         int idx = v.home(hash);
+        home = idx;
         long tomb = -1;
         found = false;
         intact = false;
         entry = -1;
         bucketAt = -1;
+        int reach = Integer.MAX_VALUE; // the last bucket, counted from the home, that may hold the key
         for (int n = 0; n < v.buckets; n++) {
             long b = v.bucket(idx);
             long w = seg.getLong(b);
             if ((w & BucketLayout.ODD) != 0) {
                 w = settle(b, w);
+            }
+            if (n == 0 && v.reaches && BucketLayout.reach(w) != BucketLayout.REACH_UNBOUNDED) {
+                reach = BucketLayout.reach(w);
             }
             int kind = BucketLayout.kind(w);
             if (kind == BucketLayout.EMPTY) {
@@ -74,7 +80,7 @@ final class EntryCursor {
                 if (tomb < 0) {
                     tomb = b;
                 }
-            } else if (BucketLayout.wordTag(w) == tag && holdsKey(b, w)) {
+            } else if (n <= reach && BucketLayout.wordTag(w) == tag && holdsKey(b, w)) {
                 bucketAt = b;
                 word = w;
                 found = true;
@@ -92,6 +98,9 @@ final class EntryCursor {
                     store.reader.reportDamage(v, b); // overwritten or removed like a live entry
                 }
                 return;
+            }
+            if (n >= reach && tomb >= 0) {
+                break; // past the key's place: it is absent, and a tombstone awaits it
             }
             idx = v.nextBucket(idx);
         }
@@ -322,6 +331,9 @@ final class EntryCursor {
         if (intoEmpty) {
             seg.putInt(SectionLayout.USED, seg.getInt(SectionLayout.USED) + 1);
         }
+        if (!found && v.reaches) {
+            reachTo(bucketAt);
+        }
         word = BucketLayout.next(word, hash, kind, kind == BucketLayout.INLINE ? klen : 0,
                 kind == BucketLayout.INLINE ? len : 0);
         seg.putLongOrdered(bucketAt, word);
@@ -335,6 +347,24 @@ final class EntryCursor {
         intoEmpty = false;
         entry = at;
         valueLength = len;
+    }
+
+    /**
+     * Raises the home bucket's reach to cover a new entry's bucket, before the entry is published
+     * (a reader that reads the home's word after it probes far enough). The home holds an entry or
+     * a tombstone: linear probing filled every bucket between it and the new one.
+     */
+    private void reachTo(long b) {
+        int distance = v.distance(home, (int) ((b - SectionLayout.TABLE) / v.bucketSize));
+        if (distance == 0) {
+            return;
+        }
+        long homeAt = v.bucket(home);
+        long w = v.segment.getLong(homeAt);
+        long raised = BucketLayout.reaching(w, distance);
+        if (raised != w) {
+            v.segment.putLongVolatile(homeAt, raised);
+        }
     }
 
     /** Puts an outside entry the key's bucket no longer names on its free list. */

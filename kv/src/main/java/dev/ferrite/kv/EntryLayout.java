@@ -3,7 +3,7 @@ package dev.ferrite.kv;
 /**
  * Byte layout of an outside entry, one too long for its bucket, in a section's heap. Little-endian;
  * an entry starts 8-aligned and takes {@link #size} bytes. Mirrored in {@code docs/FORMAT.md}
- * ("Map, version 3").
+ * ("Map, version 4").
  *
  * <pre>
  *   0           4            8             12         16

@@ -59,9 +59,9 @@ final class MapHeader {
                     ? " (its creation never finished: delete the segment '" + name + "' to start again)" : ""));
         }
         int version = header.getInt(MapLayout.VERSION);
-        if (version != MapLayout.VERSION_VALUE) {
+        if (version != MapLayout.VERSION_VALUE && version != MapLayout.VERSION_WITHOUT_REACH) {
             throw new CorruptFileException(where + ": format version " + version + " is not "
-                    + MapLayout.VERSION_VALUE + ", the one this build reads" + (version == 2
+                    + MapLayout.VERSION_WITHOUT_REACH + " or " + MapLayout.VERSION_VALUE + ", the ones this build reads" + (version == 2
                     ? "; copy it into a new map with dev.ferrite.kv.MapMigrate (OLD_POOL_FILE NEW_POOL_FILE [MAP_NAME])" : ""));
         }
         int crc = header.getInt(MapLayout.CRC);

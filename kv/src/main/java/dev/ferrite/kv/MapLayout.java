@@ -2,7 +2,7 @@ package dev.ferrite.kv;
 
 /**
  * Byte layout of a map's header segment, the named segment that carries the map's name in its
- * pool. Little-endian. Mirrored in {@code docs/FORMAT.md} ("Map, version 3").
+ * pool. Little-endian. Mirrored in {@code docs/FORMAT.md} ("Map, version 4").
  *
  * <pre>
  *   0        8         12         16          20         24           28        32
@@ -29,8 +29,14 @@ final class MapLayout {
     static final long MAGIC_VALUE = 0x3150414D52524546L;
     /** int: format version. */
     static final int VERSION = 8;
-    /** The version this code writes and reads. */
-    static final int VERSION_VALUE = 3;
+    /** The version this code writes, and reads. */
+    static final int VERSION_VALUE = 4;
+    /**
+     * The oldest version this code reads and writes too: the same format without reaches (bucket
+     * word bits 2-7 are 0 and a probe goes on to an empty bucket, {@link BucketLayout#REACH_BITS}).
+     * A version-4 map is refused by a build that writes version 3, which would not keep reaches.
+     */
+    static final int VERSION_WITHOUT_REACH = 3;
     /** int: number of sections, a power of two in [1, {@value #MAX_SECTIONS}]. */
     static final int SECTIONS = 12;
     /** int: number of client slots, {@value #CLIENT_COUNT}. */

@@ -46,6 +46,8 @@ final class MapStore implements AutoCloseable {
     final int maxValue;
     /** The sections' load limit, in thousandths ({@link MapLayout#LOAD_LIMIT}). */
     final int loadLimit;
+    /** Whether the buckets keep reaches (a map of version 4, not 3: {@link BucketLayout#reach}). */
+    final boolean reaches;
     final boolean readOnly;
     final SectionViews views;
     final SectionReader reader;
@@ -66,6 +68,7 @@ final class MapStore implements AutoCloseable {
         this.maxKey = header.getInt(MapLayout.MAX_KEY);
         this.maxValue = header.getInt(MapLayout.MAX_VALUE);
         this.loadLimit = MapHeader.loadLimit(header);
+        this.reaches = header.getInt(MapLayout.VERSION) != MapLayout.VERSION_WITHOUT_REACH;
         this.sectionShift = 64 - Integer.numberOfTrailingZeros(sectionCount);
         this.views = new SectionViews(this);
         this.rebuilder = new SectionRebuilder(this, views);

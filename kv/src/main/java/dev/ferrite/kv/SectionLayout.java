@@ -3,7 +3,7 @@ package dev.ferrite.kv;
 /**
  * Byte layout of a section's data segment: a header, a table of buckets ({@link BucketLayout})
  * holding the entries that fit them, and a heap of the entries that do not ({@link EntryLayout}),
- * filled from the front. Little-endian. Mirrored in {@code docs/FORMAT.md} ("Map, version 3").
+ * filled from the front. Little-endian. Mirrored in {@code docs/FORMAT.md} ("Map, version 4").
  *
  * <pre>
  *   0       8            16        20        24            28   32           40         48    52     56         64          72        80

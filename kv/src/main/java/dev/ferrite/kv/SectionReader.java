@@ -121,9 +121,11 @@ final class SectionReader {
     private static final Object RETRY = new Object();
 
     /**
-     * Probes a view for a key from its home bucket to the first empty one and hands the value of
-     * the bucket holding it to a reader: the bucket's word, the key compare and the value read,
-     * then the word again (settled and unchanged: the bytes read were whole). Never reads outside
+     * Probes a view for a key from its home bucket to the end of the home's reach or the first
+     * empty bucket, and hands the value of the bucket holding it to a reader: the bucket's word, the
+     * key compare and the value read, then the word again (settled and unchanged: the bytes read
+     * were whole). A home word read before a writer raised its reach stops the probe before an
+     * entry published after that read: the key was absent then. Never reads outside
      * the view: lengths are bounded by the bucket, or checked against the heap, before they are used.
      *
      * @return the reader's result, {@link #ABSENT} or {@link #RETRY}
@@ -142,8 +144,9 @@ final class SectionReader {
         long home = v.bucket(v.home(hash));
         long tableEnd = v.bucket(v.buckets);
         long tagBits = BucketLayout.tagBits(hash);
+        long end = v.probeEnd(home, UncheckedAccess.getLong(mem, home));
         long b = home;
-        while ((b = candidate(mem, b, home, tableEnd, size, tagBits)) >= 0) {
+        while ((b = candidate(mem, b, end, tableEnd, size, tagBits)) >= 0) {
             // A candidate's word again (the scan's is not kept), ordered before its entry's bytes.
             long w = UncheckedAccess.getLong(mem, b);
             VarHandle.acquireFence();
@@ -166,7 +169,7 @@ final class SectionReader {
             if (b == tableEnd) {
                 b = SectionLayout.TABLE;
             }
-            if (b == home) {
+            if (b == end) {
                 return ABSENT;
             }
         }
@@ -175,14 +178,15 @@ final class SectionReader {
 
     /**
      * Scans buckets from the one at {@code b} for a word with the key's tag, wrapping from the
-     * table's end to its start, and stops at an empty bucket or when it comes back to {@code home}.
+     * table's end to its start, and stops at an empty bucket or when it comes to {@code end} (the
+     * probe's end: past the home's reach, or the home itself).
      * Plain loads and no call, so that the JIT keeps its state in registers from bucket to bucket:
      * the words passed over need no order (the caller orders a candidate's word before its entry's
      * bytes, and readSection the last one before the generation's check).
      *
-     * @return the candidate's offset, or -1 if the scan met an empty bucket or came back to {@code home}
+     * @return the candidate's offset, or -1 if the scan met an empty bucket or came to {@code end}
      */
-    private static long candidate(AbstractSegment mem, long b, long home, long tableEnd, long size, long tagBits) {
+    private static long candidate(AbstractSegment mem, long b, long end, long tableEnd, long size, long tagBits) {
         do {
             long w = UncheckedAccess.getLong(mem, b);
             if (BucketLayout.kind(w) == BucketLayout.EMPTY) {
@@ -195,7 +199,7 @@ final class SectionReader {
             if (b == tableEnd) {
                 b = SectionLayout.TABLE;
             }
-        } while (b != home);
+        } while (b != end);
         return -1;
     }
 

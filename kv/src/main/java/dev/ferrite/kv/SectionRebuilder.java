@@ -154,10 +154,13 @@ final class SectionRebuilder {
                     ns.putLong(nb, BucketLayout.word(0, h, BucketLayout.OUTSIDE, 0, 0));
                     top += size;
                 }
+                if (store.reaches) {
+                    reachTo(ns, buckets, bucketSize, h, nb);
+                }
                 kept++;
             }
             SectionView.writeHeader(ns, section, generation, buckets, bucketSize, top, 0, kept);
-            nv = SectionView.open(ns, section, generation, store.maxKey, store.maxValue);
+            nv = SectionView.open(ns, section, generation, store.maxKey, store.maxValue, store.reaches);
         } catch (RuntimeException e) {
             ns.close();
             pool.delete(newName);
@@ -203,6 +206,23 @@ final class SectionRebuilder {
                 return -1;
             }
             idx = idx + 1 == buckets ? 0 : idx + 1;
+        }
+    }
+
+    /**
+     * Raises the reach of a key's home in the new table to cover the bucket it was placed in (every
+     * bucket between them holds an entry already, whose word it changes: an entry placed later
+     * writes its word whole only into an empty bucket).
+     */
+    private static void reachTo(Segment ns, int buckets, int bucketSize, long h, long nb) {
+        int home = SectionLayout.home(h, buckets);
+        int distance = (int) ((nb - SectionLayout.TABLE) / bucketSize) - home;
+        if (distance < 0) {
+            distance += buckets;
+        }
+        if (distance > 0) {
+            long homeAt = SectionLayout.TABLE + (long) home * bucketSize;
+            ns.putLong(homeAt, BucketLayout.reaching(ns.getLong(homeAt), distance));
         }
     }
 

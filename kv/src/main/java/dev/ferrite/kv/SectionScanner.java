@@ -88,15 +88,26 @@ final class SectionScanner {
         return new byte[][] {kb, vb};
     }
 
-    /** @return entries of a view that fail their checks (one being changed: as the undo record has it) */
+    /**
+     * @return entries of a view that fail their checks (one being changed: as the undo record has
+     *         it), and those beyond their home's reach (which a get would not find)
+     */
     static long countDamaged(SectionView v) {
         long damaged = 0;
         for (int i = 0; i < v.buckets; i++) {
-            if (entryAt(v, v.bucket(i), true) == DAMAGED) {
+            byte[][] e = entryAt(v, v.bucket(i), true);
+            if (e == DAMAGED || e != null && v.reaches && !withinReach(v, e[0], i)) {
                 damaged++;
             }
         }
         return damaged;
+    }
+
+    /** @return whether the entry of a key in bucket {@code index} lies within its home's reach */
+    private static boolean withinReach(SectionView v, byte[] key, int index) {
+        int home = v.home(MapStore.hash(key, 0, key.length));
+        int reach = BucketLayout.reach(v.segment.getLongVolatile(v.bucket(home)));
+        return reach == BucketLayout.REACH_UNBOUNDED || v.distance(home, index) <= reach;
     }
 
     /** Entries read by one step of {@link #scanBuckets}, and where the next step starts. */

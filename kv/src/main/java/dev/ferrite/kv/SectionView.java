@@ -47,10 +47,16 @@ final class SectionView {
     /** The map's limits, which bound every length read from the segment. */
     final int maxKey;
     final int maxValue;
+    /** Whether the buckets keep reaches ({@link BucketLayout#reach}); else a probe goes on to an empty bucket. */
+    final boolean reaches;
+    /** Bits a home word is read with: none, or every reach bit where the buckets keep no reach (unbounded). */
+    private final long reachFill;
 
     private SectionView(Segment segment, int section, long generation, int buckets, int bucketSize, long heapStart,
-                        long heapEnd, int maxKey, int maxValue) {
+                        long heapEnd, int maxKey, int maxValue, boolean reaches) {
         this.segment = segment;
+        this.reaches = reaches;
+        this.reachFill = reaches ? 0 : BucketLayout.REACH_BITS;
         this.memory = UncheckedAccess.of(segment);
         this.maxKey = maxKey;
         this.maxValue = maxValue;
@@ -70,10 +76,11 @@ final class SectionView {
      * @param generation the generation it must have
      * @param maxKey     the map's longest key
      * @param maxValue   the map's longest value
+     * @param reaches    whether the map's buckets keep reaches (version 4)
      * @return the view
      * @throws CorruptFileException naming the field if the header is not one this map wrote
      */
-    static SectionView open(Segment segment, int section, long generation, int maxKey, int maxValue) {
+    static SectionView open(Segment segment, int section, long generation, int maxKey, int maxValue, boolean reaches) {
         String where = "map section " + section + " generation " + generation + " (segment '" + segment.name() + "')";
         long least = TABLE + (long) MIN_BUCKETS * BucketLayout.MIN_SIZE;
         if (segment.size() < least) {
@@ -112,7 +119,7 @@ final class SectionView {
             throw new CorruptFileException(where + ": heap [" + heapStart + ", " + heapEnd + ") is not after the table of "
                     + buckets + " buckets of " + bucketSize + " bytes and within the segment's " + segment.size() + " bytes");
         }
-        return new SectionView(segment, section, generation, buckets, bucketSize, heapStart, heapEnd, maxKey, maxValue);
+        return new SectionView(segment, section, generation, buckets, bucketSize, heapStart, heapEnd, maxKey, maxValue, reaches);
     }
 
     /** @return CRC-32C of a section header's bytes [8, 48): the fixed fields after the magic */
@@ -132,6 +139,29 @@ final class SectionView {
     /** @return the home bucket of a key hash */
     int home(long hash) {
         return SectionLayout.home(hash, buckets);
+    }
+
+    /**
+     * @param home     offset of a home bucket
+     * @param homeWord its word
+     * @return offset of the bucket after the last a probe from that home reads (a key's entry lies
+     *         before it, if it is in the table): past the home's reach, or the home itself (the whole
+     *         table, up to an empty bucket) where the reach is unbounded or the buckets keep none
+     */
+    long probeEnd(long home, long homeWord) {
+        int reach = BucketLayout.reach(homeWord | reachFill);
+        if (reach == BucketLayout.REACH_UNBOUNDED || reach >= buckets - 1) {
+            return home;
+        }
+        long end = home + (reach + 1L) * bucketSize;
+        long tableEnd = TABLE + (long) buckets * bucketSize;
+        return end < tableEnd ? end : end - (tableEnd - TABLE);
+    }
+
+    /** @return how many buckets after {@code home} (an index) the one at {@code index} is, wrapping */
+    int distance(int home, int index) {
+        int d = index - home;
+        return d >= 0 ? d : d + buckets;
     }
 
     /** @return the bucket after {@code index}, wrapping at the table's end */

@@ -76,7 +76,7 @@ final class SectionViews {
             }
             SectionView nv;
             try {
-                nv = SectionView.open(s.get(), section, generation, store.maxKey, store.maxValue);
+                nv = SectionView.open(s.get(), section, generation, store.maxKey, store.maxValue, store.reaches);
             } catch (RuntimeException e) {
                 s.get().close();
                 throw e;

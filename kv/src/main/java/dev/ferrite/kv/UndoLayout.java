@@ -5,7 +5,7 @@ package dev.ferrite.kv;
  * (or one heap entry's value) were before the lock holder changes them in place. It means something
  * only while the bucket it names has the odd word that follows {@link #WORD}: readers then take the
  * entry from here, and a lock holder after a writer that died puts it back. Mirrored in
- * {@code docs/FORMAT.md} ("Map, version 3").
+ * {@code docs/FORMAT.md} ("Map, version 4").
  *
  * <pre>
  *   0       4        8        16     24      32         36     40

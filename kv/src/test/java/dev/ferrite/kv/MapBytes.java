@@ -6,7 +6,7 @@ import dev.ferrite.Segment;
 import java.util.function.LongPredicate;
 
 /**
- * Finds a key's bucket in a map's segments the way docs/FORMAT.md says ("Map, version 3"), for
+ * Finds a key's bucket in a map's segments the way docs/FORMAT.md says ("Map, version 4"), for
  * tests that damage what they find.
  */
 final class MapBytes {
@@ -51,7 +51,10 @@ final class MapBytes {
         Segment s = sectionOf(pool, name, hash);
         int buckets = s.getInt(SectionLayout.BUCKETS);
         int size = s.getInt(SectionLayout.BUCKET_SIZE);
-        for (int n = 0, i = SectionLayout.home(hash, buckets); n < buckets; n++, i = (i + 1) % buckets) {
+        int home = SectionLayout.home(hash, buckets);
+        int reach = BucketLayout.reach(s.getLong(SectionLayout.TABLE + (long) home * size));
+        int probe = reach == BucketLayout.REACH_UNBOUNDED ? buckets : Math.min(buckets, reach + 1);
+        for (int n = 0, i = home; n < probe; n++, i = (i + 1) % buckets) {
             long b = SectionLayout.TABLE + (long) i * size;
             long w = s.getLong(b);
             int kind = BucketLayout.kind(w);

@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Reads a map's bytes at the offsets written in docs/FORMAT.md ("Map, version 3"), as literals,
+ * Reads a map's bytes at the offsets written in docs/FORMAT.md ("Map, version 4"), as literals,
  * not through the descriptor classes, and finds a key the way the document says a reader in
  * another language would: the document and the code must agree.
  */
@@ -32,7 +32,7 @@ class MapFormatTest {
             map.remove("gone");
             Segment h = pool.open("m").orElseThrow();
             assertEquals("FERRMAP1", ascii(h, 0));
-            assertEquals(3, h.getInt(8));
+            assertEquals(4, h.getInt(8));
             int sections = h.getInt(12);
             assertEquals(16, sections);
             assertEquals(64, h.getInt(16));
@@ -261,6 +261,48 @@ class MapFormatTest {
             assertEquals("A123456789", new String(bytes(s, bucket + 12 + 7, 10), StandardCharsets.UTF_8));
             assertEquals(0, map.stats().damagedReads());
             assertEquals(0, map.verify());
+            h.close();
+            s.close();
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ferrite.kv.MapTargets#backends")
+    void everyEntryLiesWithinItsHomeBucketsReach(String backend) {
+        try (ChunkPool pool = MapTargets.anonymousPool(backend);
+             FerriteMap<String, String> map = FerriteMap.builder(Codec.utf8(), Codec.utf8()).pool(pool, "m")
+                     .sections(1).loadFactor(0.9).averageKeySize(8).averageValueSize(8).create()) {
+            for (int i = 0; i < 6000; i++) {
+                map.put("k" + i, i % 7 == 0 ? "v".repeat(100) : "v" + i); // some outside their buckets
+                if (i % 3 == 0) {
+                    map.remove("k" + (i / 2));
+                }
+            }
+            Segment h = pool.open("m").orElseThrow();
+            Segment s = pool.open("m.0." + h.getLong(4224)).orElseThrow();
+            int buckets = s.getInt(20);
+            int size = s.getInt(24);
+            int entries = 0;
+            int farthest = 0;
+            for (int i = 0; i < buckets; i++) {
+                long b = 512 + (long) size * i;
+                long w = s.getLong(b);
+                if ((w & 3) < 2) {
+                    continue;
+                }
+                byte[] key = (w & 3) == 2 ? bytes(s, b + 12, (int) (w >>> 8) & 0xFF)
+                        : bytes(s, s.getLong(b + 8) + 16, s.getInt(s.getLong(b + 8) + 4));
+                long hash = XxHash64.hash(key, 0, key.length);
+                int home = (int) (((hash & 0xFFFF_FFFFL) * buckets) >>> 32);
+                int reach = (int) (s.getLong(512 + (long) size * home) >>> 2) & 63;
+                int distance = Math.floorMod(i - home, buckets);
+                assertTrue(reach == 63 || distance <= reach, "bucket " + i + " lies " + distance
+                        + " after its home " + home + ", whose reach is " + reach);
+                farthest = Math.max(farthest, distance);
+                entries++;
+            }
+            assertEquals(map.size(), entries);
+            assertTrue(farthest > 0, "some entry lies past its home (else the check checked nothing)");
             h.close();
             s.close();
         }

@@ -1,0 +1,130 @@
+package dev.ferrite.kv;
+
+import dev.ferrite.ChunkPool;
+import dev.ferrite.Segment;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The reach of a home bucket ({@link BucketLayout#reach}): a probe stops after it, so every
+ * writer must keep it covering the entries of the home's keys. Against a {@code HashMap} model at
+ * the densest load, through growth, removals and tombstone reuse; a reach lowered by damage is
+ * found by {@code verify()} and repaired; a map of version 3 (no reaches) is read and written as
+ * before.
+ */
+class MapReachTest {
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ferrite.kv.MapTargets#backends")
+    void getsFindEveryKeyOfTheModelAtTheDensestLoad(String backend) {
+        SplittableRandom random = new SplittableRandom(55);
+        Map<String, String> model = new HashMap<>();
+        try (ChunkPool pool = MapTargets.anonymousPool(backend);
+             FerriteMap<String, String> map = FerriteMap.builder(Codec.utf8(), Codec.utf8()).pool(pool, "m")
+                     .sections(2).loadFactor(0.9).averageKeySize(8).averageValueSize(8).create()) {
+            for (int op = 0; op < 60_000; op++) {
+                String k = "k" + random.nextInt(4000);
+                int what = random.nextInt(10);
+                if (what < 5) {
+                    String v = random.nextInt(8) == 0 ? "x".repeat(random.nextInt(100)) : "v" + op;
+                    assertEquals(model.put(k, v), map.put(k, v));
+                } else if (what < 8) {
+                    assertEquals(model.remove(k), map.remove(k));
+                } else {
+                    assertEquals(model.get(k), map.get(k), k);
+                    assertEquals(model.containsKey(k), map.containsKey(k), k);
+                }
+            }
+            for (int i = 0; i < 4000; i++) {
+                String k = "k" + i;
+                assertEquals(model.get(k), map.get(k), k);
+                byte[] raw = map.getBytes(k.getBytes(StandardCharsets.UTF_8));
+                assertEquals(model.get(k), raw == null ? null : new String(raw, StandardCharsets.UTF_8), k);
+            }
+            assertEquals(model.size(), map.size());
+            assertEquals(0, map.verify(), "every entry within its home's reach");
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ferrite.kv.MapTargets#backends")
+    void aReachLoweredByDamageIsFoundByVerifyAndRepaired(String backend) {
+        try (ChunkPool pool = MapTargets.anonymousPool(backend);
+             FerriteMap<String, String> map = FerriteMap.builder(Codec.utf8(), Codec.utf8()).pool(pool, "m")
+                     .sections(1).loadFactor(0.9).averageKeySize(8).averageValueSize(8).create()) {
+            for (int i = 0; i < 2000; i++) {
+                map.put("k" + i, "v" + i);
+            }
+            String displaced = null;
+            long homeAt = -1;
+            for (int i = 0; i < 2000 && displaced == null; i++) {
+                byte[] key = ("k" + i).getBytes(StandardCharsets.UTF_8);
+                MapBytes.Located at = MapBytes.locate(pool, "m", key);
+                long hash = MapStore.hash(key, 0, key.length);
+                int buckets = at.segment().getInt(SectionLayout.BUCKETS);
+                int size = at.segment().getInt(SectionLayout.BUCKET_SIZE);
+                long home = SectionLayout.TABLE + (long) SectionLayout.home(hash, buckets) * size;
+                if (at.bucket() != home) {
+                    displaced = "k" + i;
+                    homeAt = home;
+                    Segment s = at.segment();
+                    s.putLongVolatile(home, s.getLong(home) & ~BucketLayout.REACH_BITS); // reach 0: damage
+                }
+                at.segment().close();
+            }
+            assertTrue(displaced != null, "at load 0.9 some key lies past its home");
+            assertNull(map.get(displaced), "a get trusts the reach");
+            assertTrue(map.verify() >= 1, "verify finds the entry its home's reach leaves out");
+            assertEquals("v" + displaced.substring(1), map.get(displaced), "and the rebuild it runs sets the reach again");
+            assertEquals(0, map.verify());
+            assertTrue(homeAt > 0);
+        }
+    }
+
+    @Test
+    void aMapOfVersion3IsReadAndWrittenWithoutReaches() {
+        try (ChunkPool pool = MapTargets.anonymousPool("unsafe")) {
+            FerriteMap.builder(Codec.utf8(), Codec.utf8()).pool(pool, "m").sections(1).loadFactor(0.9)
+                    .averageKeySize(8).averageValueSize(8).create().close();
+            try (Segment h = pool.open("m").orElseThrow()) {
+                h.putInt(MapLayout.VERSION, MapLayout.VERSION_WITHOUT_REACH); // as a build before reaches made it
+                h.putInt(MapLayout.CRC, MapHeader.mapCrc(h));
+            }
+            try (FerriteMap<String, String> map = FerriteMap.builder(Codec.utf8(), Codec.utf8()).pool(pool, "m").open()) {
+                for (int i = 0; i < 3000; i++) {
+                    map.put("k" + i, "v" + i);
+                }
+                for (int i = 0; i < 3000; i += 2) {
+                    map.remove("k" + i);
+                }
+                for (int i = 0; i < 3000; i++) {
+                    assertEquals(i % 2 == 0 ? null : "v" + i, map.get("k" + i));
+                    assertFalse(map.containsKey("absent" + i));
+                }
+                assertEquals(0, map.verify());
+            }
+            try (Segment h = pool.open("m").orElseThrow()) {
+                assertEquals(3, h.getInt(MapLayout.VERSION), "the map keeps its version");
+                Segment s = pool.open(MapLayout.sectionName("m", 0, h.getLong(MapLayout.line(0)))).orElseThrow();
+                int buckets = s.getInt(SectionLayout.BUCKETS);
+                int size = s.getInt(SectionLayout.BUCKET_SIZE);
+                for (int i = 0; i < buckets; i++) {
+                    assertEquals(0, s.getLong(SectionLayout.TABLE + (long) i * size) & BucketLayout.REACH_BITS,
+                            "no reach in a version-3 map's bucket " + i);
+                }
+                s.close();
+            }
+        }
+    }
+}
