@@ -57,7 +57,10 @@ final class BucketLayout {
     static final int REACH_SHIFT = 2;
     /** The word's reach bits. */
     static final long REACH_BITS = 0x3FL << REACH_SHIFT;
-    /** The reach that bounds nothing: a probe from that home goes on to an empty bucket. */
+    /**
+     * The reach that bounds nothing: a probe from that home goes on to an empty bucket. Below
+     * {@link SectionLayout#MIN_BUCKETS}, so a bounded probe ends within the table whatever a word holds.
+     */
     static final int REACH_UNBOUNDED = 63;
 
     /** Smallest bucket. */
@@ -101,7 +104,7 @@ final class BucketLayout {
         return tag(hash) << 24;
     }
 
-    /** @return the word's bits a key is compared on first: kind, key length and tag (mask with {@link #matchMask}) */
+    /** @return the word's bits a key is compared on first: kind, key length and tag (mask with {@link #INLINE_MATCH} or {@link #OUTSIDE_MATCH}) */
     static long matchBits(long hash, int kind, int keyLength) {
         return tagBits(hash) | (long) keyLength << 8 | kind;
     }
@@ -120,10 +123,10 @@ final class BucketLayout {
         return reach <= reach(word) ? word : (word & ~REACH_BITS) | reach << REACH_SHIFT;
     }
 
-    /** @return the mask of {@link #matchBits} for entries of that kind */
-    static long matchMask(int kind) {
-        return kind == INLINE ? 0xFF_FF00_FF03L : 0xFF_FF00_0003L;
-    }
+    /** The word's bits an inline entry's {@link #matchBits} are compared on: kind, key length and tag. */
+    static final long INLINE_MATCH = 0xFF_FF00_FF03L;
+    /** The word's bits an outside entry's {@link #matchBits} are compared on: kind and tag. */
+    static final long OUTSIDE_MATCH = 0xFF_FF00_0003L;
 
     /** @return a settled word holding an entry, reach 0; {@code version} from a previous word of the bucket (its version bits) */
     static long word(long version, long hash, int kind, int keyLength, int valueLength) {

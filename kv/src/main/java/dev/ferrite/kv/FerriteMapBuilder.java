@@ -158,10 +158,11 @@ public final class FerriteMapBuilder<K, V> {
      * in use (entries, and tombstones of removed ones) at which a new key rebuilds the section, with
      * buckets enough for its entries to fill 5/8 of it (1.6 times as many when none was removed).
      * The index is sized so that the expected entries stay below it. Higher packs the same entries
-     * into fewer bytes, and makes the probes of absent keys and new keys longer: linear probing
-     * reads about 13 buckets for an absent key at a load of 0.8, 23 at 0.85 and 50 at 0.9, while a
-     * present key takes 3 to 5.5. The map records it: every process that opens the map later uses
-     * it, whatever its builder says.
+     * into fewer bytes, and makes probes longer: at a load of 0.8, 0.85 and 0.9 a present key is
+     * found in 2.9, 3.6 and 4.8 buckets on average, an absent key's probe (which ends after its home
+     * bucket's reach) reads 2.3, 2.9 and 4.5, and a new key's (to the first free bucket) 12, 20 and
+     * 39. The map records it: every process that opens the map later uses it, whatever its builder
+     * says.
      *
      * @param loadFactor from 0.5 to 0.9; default 0.8
      * @return this builder

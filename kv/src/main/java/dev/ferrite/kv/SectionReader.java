@@ -137,27 +137,25 @@ final class SectionReader {
         AbstractSegment mem = v.memory;
         UncheckedAccess.checkOpen(mem);
         long inlineBits = BucketLayout.fitsInline(v.bucketSize, klen, 0) ? BucketLayout.matchBits(hash, BucketLayout.INLINE, klen) : -1;
-        long outsideBits = BucketLayout.matchBits(hash, BucketLayout.OUTSIDE, 0);
-        long inlineMask = BucketLayout.matchMask(BucketLayout.INLINE);
-        long outsideMask = BucketLayout.matchMask(BucketLayout.OUTSIDE);
         long size = v.bucketSize;
         long home = v.bucket(v.home(hash));
         long tableEnd = v.bucket(v.buckets);
         long tagBits = BucketLayout.tagBits(hash);
-        long end = v.probeEnd(home, UncheckedAccess.getLong(mem, home));
+        long end = v.probeEnd(home, UncheckedAccess.getLong(mem, home), tableEnd);
         long b = home;
         while ((b = candidate(mem, b, end, tableEnd, size, tagBits)) >= 0) {
             // A candidate's word again (the scan's is not kept), ordered before its entry's bytes.
             long w = UncheckedAccess.getLong(mem, b);
             VarHandle.acquireFence();
-            if ((w & inlineMask) == inlineBits && (w & BucketLayout.ODD) == 0) {
+            if ((w & BucketLayout.INLINE_MATCH) == inlineBits && (w & BucketLayout.ODD) == 0) {
                 if (UncheckedAccess.mismatch(mem, b + BucketLayout.KEY, key, koff, klen) < 0) {
                     return readInline(v, b, w, klen, reader);
                 }
                 if (!v.wordStill(b, w)) {
                     return RETRY; // a key compared while a writer changed the bucket
                 }
-            } else if ((w & outsideMask) == outsideBits || (w & inlineMask) == inlineBits) {
+            } else if ((w & BucketLayout.OUTSIDE_MATCH) == (tagBits | BucketLayout.OUTSIDE)
+                    || (w & BucketLayout.INLINE_MATCH) == inlineBits) {
                 Object r = readElsewhere(v, b, w, key, koff, klen, reader);
                 if (r != null) {
                     return r;
@@ -165,10 +163,7 @@ final class SectionReader {
             } else if (BucketLayout.kind(w) == BucketLayout.EMPTY) {
                 return ABSENT; // only memory of a generation gone since empties a bucket: the generation check tells
             }
-            b += size;
-            if (b == tableEnd) {
-                b = SectionLayout.TABLE;
-            }
+            b = after(b, size, tableEnd);
             if (b == end) {
                 return ABSENT;
             }
@@ -195,12 +190,15 @@ final class SectionReader {
             if (((w ^ tagBits) & BucketLayout.TAG_BITS) == 0) {
                 return b;
             }
-            b += size;
-            if (b == tableEnd) {
-                b = SectionLayout.TABLE;
-            }
+            b = after(b, size, tableEnd);
         } while (b != end);
         return -1;
+    }
+
+    /** @return offset of the bucket after the one at {@code b}: the table's first after its last */
+    private static long after(long b, long size, long tableEnd) {
+        b += size;
+        return b == tableEnd ? SectionLayout.TABLE : b;
     }
 
     /**

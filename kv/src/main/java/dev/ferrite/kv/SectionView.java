@@ -144,17 +144,18 @@ final class SectionView {
     /**
      * @param home     offset of a home bucket
      * @param homeWord its word
+     * @param tableEnd offset of the table's end ({@code bucket(buckets)})
      * @return offset of the bucket after the last a probe from that home reads (a key's entry lies
      *         before it, if it is in the table): past the home's reach, or the home itself (the whole
-     *         table, up to an empty bucket) where the reach is unbounded or the buckets keep none
+     *         table, up to an empty bucket) where the reach is unbounded or the buckets keep none.
+     *         Within the table whatever the word holds: a reach is below {@link SectionLayout#MIN_BUCKETS}.
      */
-    long probeEnd(long home, long homeWord) {
-        int reach = BucketLayout.reach(homeWord | reachFill);
-        if (reach == BucketLayout.REACH_UNBOUNDED || reach >= buckets - 1) {
+    long probeEnd(long home, long homeWord, long tableEnd) {
+        long reach = (homeWord | reachFill) >>> BucketLayout.REACH_SHIFT & BucketLayout.REACH_UNBOUNDED;
+        if (reach == BucketLayout.REACH_UNBOUNDED) {
             return home;
         }
-        long end = home + (reach + 1L) * bucketSize;
-        long tableEnd = TABLE + (long) buckets * bucketSize;
+        long end = home + (reach + 1) * bucketSize;
         return end < tableEnd ? end : end - (tableEnd - TABLE);
     }
 
