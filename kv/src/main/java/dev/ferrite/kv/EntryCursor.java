@@ -332,7 +332,7 @@ final class EntryCursor {
             seg.putInt(SectionLayout.USED, seg.getInt(SectionLayout.USED) + 1);
         }
         if (!found && v.reaches) {
-            reachTo(bucketAt);
+            SectionView.reachTo(seg, v.buckets, v.bucketSize, home, bucketAt);
         }
         word = BucketLayout.next(word, hash, kind, kind == BucketLayout.INLINE ? klen : 0,
                 kind == BucketLayout.INLINE ? len : 0);
@@ -347,24 +347,6 @@ final class EntryCursor {
         intoEmpty = false;
         entry = at;
         valueLength = len;
-    }
-
-    /**
-     * Raises the home bucket's reach to cover a new entry's bucket, before the entry is published
-     * (a reader that reads the home's word after it probes far enough). The home holds an entry or
-     * a tombstone: linear probing filled every bucket between it and the new one.
-     */
-    private void reachTo(long b) {
-        int distance = v.distance(home, (int) ((b - SectionLayout.TABLE) / v.bucketSize));
-        if (distance == 0) {
-            return;
-        }
-        long homeAt = v.bucket(home);
-        long w = v.segment.getLong(homeAt);
-        long raised = BucketLayout.reaching(w, distance);
-        if (raised != w) {
-            v.segment.putLongVolatile(homeAt, raised);
-        }
     }
 
     /** Puts an outside entry the key's bucket no longer names on its free list. */

@@ -88,6 +88,12 @@ final class SectionLayout {
         return (int) (((hash & 0xFFFF_FFFFL) * buckets) >>> 32);
     }
 
+    /** @return how many buckets after {@code home} the bucket {@code index} is, wrapping at the table's end (both in [0, buckets)) */
+    static int distance(int home, int index, int buckets) {
+        int d = index - home;
+        return d >= 0 ? d : d + buckets;
+    }
+
     /** @return offset of the head of the free list for holes of {@code size} bytes */
     static long freeHead(long size) {
         return FREE + 8L * ((size >>> 3) % FREE_LISTS);

@@ -155,7 +155,7 @@ final class SectionRebuilder {
                     top += size;
                 }
                 if (store.reaches) {
-                    reachTo(ns, buckets, bucketSize, h, nb);
+                    SectionView.reachTo(ns, buckets, bucketSize, SectionLayout.home(h, buckets), nb);
                 }
                 kept++;
             }
@@ -206,23 +206,6 @@ final class SectionRebuilder {
                 return -1;
             }
             idx = idx + 1 == buckets ? 0 : idx + 1;
-        }
-    }
-
-    /**
-     * Raises the reach of a key's home in the new table to cover the bucket it was placed in (every
-     * bucket between them holds an entry already, whose word it changes: an entry placed later
-     * writes its word whole only into an empty bucket).
-     */
-    private static void reachTo(Segment ns, int buckets, int bucketSize, long h, long nb) {
-        int home = SectionLayout.home(h, buckets);
-        int distance = (int) ((nb - SectionLayout.TABLE) / bucketSize) - home;
-        if (distance < 0) {
-            distance += buckets;
-        }
-        if (distance > 0) {
-            long homeAt = SectionLayout.TABLE + (long) home * bucketSize;
-            ns.putLong(homeAt, BucketLayout.reaching(ns.getLong(homeAt), distance));
         }
     }
 

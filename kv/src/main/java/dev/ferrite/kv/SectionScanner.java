@@ -107,7 +107,7 @@ final class SectionScanner {
     private static boolean withinReach(SectionView v, byte[] key, int index) {
         int home = v.home(MapStore.hash(key, 0, key.length));
         int reach = BucketLayout.reach(v.segment.getLongVolatile(v.bucket(home)));
-        return reach == BucketLayout.REACH_UNBOUNDED || v.distance(home, index) <= reach;
+        return reach == BucketLayout.REACH_UNBOUNDED || SectionLayout.distance(home, index, v.buckets) <= reach;
     }
 
     /** Entries read by one step of {@link #scanBuckets}, and where the next step starts. */

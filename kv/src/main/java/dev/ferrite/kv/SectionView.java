@@ -159,10 +159,25 @@ final class SectionView {
         return end < tableEnd ? end : end - (tableEnd - TABLE);
     }
 
-    /** @return how many buckets after {@code home} (an index) the one at {@code index} is, wrapping */
-    int distance(int home, int index) {
-        int d = index - home;
-        return d >= 0 ? d : d + buckets;
+    /**
+     * Raises a home bucket's reach to cover the bucket at {@code b} (a volatile store of the home's
+     * word, if that changes it): before the entry placed there is published, so a reader that reads
+     * the home's word after the raise probes far enough. The home holds an entry or a tombstone:
+     * linear probing filled every bucket between them.
+     *
+     * @param home an index; {@code b} the offset of a bucket of the same table
+     */
+    static void reachTo(Segment segment, int buckets, int bucketSize, int home, long b) {
+        int distance = SectionLayout.distance(home, (int) ((b - TABLE) / bucketSize), buckets);
+        if (distance == 0) {
+            return;
+        }
+        long homeAt = TABLE + (long) home * bucketSize;
+        long w = segment.getLong(homeAt);
+        long raised = BucketLayout.reaching(w, distance);
+        if (raised != w) {
+            segment.putLongVolatile(homeAt, raised);
+        }
     }
 
     /** @return the bucket after {@code index}, wrapping at the table's end */
