@@ -28,8 +28,13 @@ public final class FerriteMapBuilder<K, V> {
     public static final int DEFAULT_MAX_KEY = 64 << 10;
     /** The longest value unless {@link #maxValueSize} says otherwise: 64 MiB. */
     public static final int DEFAULT_MAX_VALUE = 64 << 20;
-    /** Chunk size of a pool the builder makes, unless set ({@link #chunkSize}). */
-    static final long DEFAULT_CHUNK_SIZE = 256 << 10;
+    /** Chunk size of a pool file the builder makes, unless set ({@link #chunkSize}). */
+    static final long DEFAULT_FILE_CHUNK_SIZE = 64 << 10;
+    /**
+     * Chunk size of an shm or process-local pool the builder makes, unless set: larger than a
+     * file's, as such a pool holds its bookkeeping (8 bytes a chunk of its capacity) in RAM.
+     */
+    static final long DEFAULT_MEMORY_CHUNK_SIZE = 256 << 10;
     /** Fewest sections a new map gets (unless its pool has too few names free). */
     static final int MIN_SECTIONS = 16;
     /** Most sections a new map gets. */
@@ -164,7 +169,7 @@ public final class FerriteMapBuilder<K, V> {
      * 39. The map records it: every process that opens the map later uses it, whatever its builder
      * says.
      *
-     * @param loadFactor from 0.5 to 0.9; default 0.8
+     * @param loadFactor from 0.5 to 0.9; default 0.85
      * @return this builder
      * @throws InvalidSpecException if {@code loadFactor} is outside [0.5, 0.9]
      */
@@ -240,12 +245,13 @@ public final class FerriteMapBuilder<K, V> {
 
     /**
      * @param bytes chunk size of a pool the builder makes: a power of two from 4 KiB to 1 GiB
-     *              (default 256 KiB). Each section's segment is a whole number of chunks, its
-     *              table taking what the rounding leaves, so smaller chunks keep a map's bytes
-     *              near what its load factor asks (16-byte keys, 100-byte values, 10M entries:
-     *              168 bytes an entry with 256 KiB chunks, 188 with 1 MiB), while the pool's
-     *              bookkeeping grows with {@code capacity / bytes} (8 bytes a chunk, held in RAM
-     *              for shm and process-local maps: 8 MiB at the default capacity and chunk size).
+     *              (default 64 KiB for a pool file, 256 KiB for shm and process-local pools).
+     *              Each section's segment is a whole number of chunks, its table taking what the
+     *              rounding leaves, so smaller chunks keep a map's bytes near what its load factor
+     *              asks (16-byte keys, 100-byte values, 10M entries in a file: 156 bytes an entry
+     *              with 64 KiB chunks, 161 with 256 KiB), while the pool's bookkeeping grows with
+     *              {@code capacity / bytes} (8 bytes a chunk, held in RAM for shm and
+     *              process-local maps: 8 MiB at the default capacity with 256 KiB chunks).
      *              A map also touches the first page of each section's segment when it is made,
      *              and on a file system that reads ahead megabytes per page fault every touch can
      *              cost that much of a file pool's disk: smaller chunks keep those pages together
@@ -320,7 +326,7 @@ public final class FerriteMapBuilder<K, V> {
         } else if (place.exists(name)) {
             throw new FerriteException("a map already exists at " + place.where() + "; open() it, or create with overwrite(true)");
         }
-        spec.chunkSize(chunkSize > 0 ? chunkSize : DEFAULT_CHUNK_SIZE);
+        spec.chunkSize(chunkSize > 0 ? chunkSize : place.inFile() ? DEFAULT_FILE_CHUNK_SIZE : DEFAULT_MEMORY_CHUNK_SIZE);
         ChunkPool made = place.backend().createPool(spec.build());
         try {
             return new FerriteMap<>(keyCodec, valueCodec, MapStore.create(made, name, shape(made), keyCodec, valueCodec, verifyReads), made);

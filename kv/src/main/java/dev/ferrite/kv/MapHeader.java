@@ -96,7 +96,7 @@ final class MapHeader {
     /** @return the sections' load limit in thousandths ({@link MapLayout#LOAD_LIMIT}) of a validated header */
     static int loadLimit(Segment header) {
         int load = header.getInt(MapLayout.LOAD_LIMIT);
-        return load == 0 ? MapLayout.DEFAULT_LOAD_LIMIT : load;
+        return load == 0 ? MapLayout.UNRECORDED_LOAD_LIMIT : load;
     }
 
     /** @return CRC-32C of a header's fixed fields: bytes [8, 28) and [32, 40) (a sorted map's header CRC) */

@@ -65,13 +65,15 @@ final class MapLayout {
      * int: the sections' load limit (buckets in use, entries and tombstones, over buckets) in
      * thousandths, from {@value #MIN_LOAD_LIMIT} to {@value #MAX_LOAD_LIMIT}: a new key that would
      * fill an empty bucket past it rebuilds its section first. 0 in a map made before it was
-     * recorded, read as {@value #DEFAULT_LOAD_LIMIT}. Covered by the header CRC when not 0.
+     * recorded, read as {@value #UNRECORDED_LOAD_LIMIT}. Covered by the header CRC when not 0.
      */
     static final int LOAD_LIMIT = 124;
     /** The unit of {@link #LOAD_LIMIT}: thousandths of a load. */
     static final int LOAD_SCALE = 1000;
-    /** The load limit of a map made without one, in thousandths. */
-    static final int DEFAULT_LOAD_LIMIT = 800;
+    /** The load limit of a map made before {@link #LOAD_LIMIT} was recorded, in thousandths. */
+    static final int UNRECORDED_LOAD_LIMIT = 800;
+    /** The load limit a new map gets unless its builder sets one, in thousandths. */
+    static final int DEFAULT_LOAD_LIMIT = 850;
     /** The lowest load limit, in thousandths. */
     static final int MIN_LOAD_LIMIT = 500;
     /** The highest load limit, in thousandths: beyond it a miss probes tens of buckets. */

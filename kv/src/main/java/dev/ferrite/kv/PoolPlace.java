@@ -48,6 +48,11 @@ final class PoolPlace {
         return pool;
     }
 
+    /** @return whether the place names a pool file (not shm, not the caller's pool, not process-local) */
+    boolean inFile() {
+        return file != null;
+    }
+
     /** @return whether the place names a file or shm pool (which can be opened again) */
     boolean persistent() {
         return file != null || shm != null;

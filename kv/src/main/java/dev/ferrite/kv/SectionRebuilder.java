@@ -181,7 +181,7 @@ final class SectionRebuilder {
 
     /**
      * @return buckets of a rebuilt table for that many entries: their load right after is 5/8 of
-     *         the load limit (a half at the default 0.8), so a section grows by 1.6x when full
+     *         the load limit, so a section grows by 1.6x when full
      */
     private int bucketsFor(long entries) {
         long buckets = MapLayout.bucketsForLoad(entries, store.loadLimit * 5 / 8);

@@ -38,7 +38,7 @@ class MapFormatTest {
             assertEquals(64, h.getInt(16));
             assertEquals(100, h.getInt(20));
             assertEquals(1000, h.getInt(24));
-            assertEquals(800, h.getInt(124), "LOAD_LIMIT");
+            assertEquals(850, h.getInt(124), "LOAD_LIMIT (the default 0.85)");
             CRC32C crc = new CRC32C();
             crc.update(bytes(h, 8, 20));
             crc.update(bytes(h, 32, 8));

@@ -137,15 +137,20 @@ class MapLoadFactorTest {
 
     @Test
     void aPoolTheBuilderMakesHasChunksSmallEnoughThatRoundingCostsLittle(@TempDir Path dir) {
-        // Two sections sized for 6,750 entries each: tables of about 1.1 MiB, which whole 1 MiB chunks
-        // would round up to 2 MiB (310 bytes an entry instead of the factor's 160 or so).
+        // Two sections sized for 6,750 entries each: tables of about 1.1 MiB, which whole 256 KiB
+        // chunks would round up to 1.25 MiB (194 bytes an entry), 1 MiB chunks to 2 MiB (310), where
+        // the default load factor asks about 158.
         int expected = 13_500;
         FerriteMapBuilder<byte[], byte[]> b = FerriteMap.builder(Codec.bytes(), Codec.bytes()).file(dir.resolve("m"))
                 .sections(2).expectedEntries(expected).averageKeySize(16).averageValueSize(100);
         try (FerriteMap<byte[], byte[]> map = b.create()) {
-            assertEquals(256 << 10, map.pool().chunkSize());
+            assertEquals(0.85, map.stats().loadFactor(), "the default load factor");
+            assertEquals(64 << 10, map.pool().chunkSize(), "a pool file's default chunk size");
             double perEntry = (double) map.stats().segmentBytes() / expected;
-            assertTrue(perEntry < 200, perEntry + " bytes an entry");
+            assertTrue(perEntry < 170, perEntry + " bytes an entry");
+        }
+        try (FerriteMap<byte[], byte[]> map = FerriteMap.builder(Codec.bytes(), Codec.bytes()).create()) {
+            assertEquals(256 << 10, map.pool().chunkSize(), "a process-local pool's, whose bookkeeping is in RAM");
         }
         try (FerriteMap<byte[], byte[]> map = b.chunkSize(1 << 20).overwrite(true).create()) {
             assertEquals(1 << 20, map.pool().chunkSize(), "a chunk size set is the pool's");

@@ -44,8 +44,11 @@ public class MapOps {
     @Param({"1000000"})
     public int entries;
 
-    /** {@code FerriteMapBuilder.loadFactor}: the load at which a section grows; the tables hold {@code entries} below it. */
-    @Param({"0.8"})
+    /**
+     * {@code FerriteMapBuilder.loadFactor}: the load at which a section grows; the tables hold
+     * {@code entries} below it. By default the builder's own default.
+     */
+    @Param({"0.85"})
     public double loadFactor;
 
     private Path dir;
