@@ -133,6 +133,12 @@ public final class BenchMain {
             }
         }
         CommandLineOptions user = new CommandLineOptions(jmhArgs.toArray(new String[0]));
+        if (publish && !user.getParameter("backend").hasValue()) {
+            String missing = Publication.missingBackends(foundBackends());
+            if (!missing.isEmpty()) {
+                throw new CommandLineOptionException("--publish writes a page of every backend: " + missing);
+            }
+        }
         ChainedOptionsBuilder b = new OptionsBuilder().parent(user);
         if (user.getIncludes().isEmpty()) {
             b.include("dev\\.ferrite\\.bench\\..*");
@@ -245,7 +251,8 @@ public final class BenchMain {
             "  --interleave N  N passes of one fork per benchmark, merged as N forks each: the forks of the",
             "              benchmarks compared alternate, so minutes of a slow machine fall on all of them",
             "  --out DIR   where the results go",
-            "  --publish   also write docs/BENCHMARKS.md and the summary in README.md (run from the repository root)",
+            "  --publish   also write docs/BENCHMARKS.md and the summary in README.md (run from the repository root;",
+            "              every backend must be available: a jar built and run with a JDK 22 or later)",
             "  --help      this, then JMH's options",
             "",
             "Each fork runs with the bench's JVM flags (a fixed 4 GiB heap touched at start, the",
@@ -381,6 +388,16 @@ public final class BenchMain {
         if (!user.getMeasurementTime().hasValue()) {
             b.measurementTime(time);
         }
+    }
+
+    /** @return every Ferrite backend this JVM found, by name, to why it is unavailable ("" if it is) */
+    static Map<String, String> foundBackends() {
+        Map<String, String> found = new LinkedHashMap<>();
+        for (MemoryBackend backend : Ferrite.backends()) {
+            String reason = backend.unavailableReason();
+            found.put(backend.name(), backend.isAvailable() ? "" : reason == null || reason.isEmpty() ? "unavailable" : reason);
+        }
+        return found;
     }
 
     /** @return the names of the Ferrite backends available on this JVM */

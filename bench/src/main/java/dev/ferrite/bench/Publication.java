@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Writes a run's report where a reader of the repository finds it: the full tables as
@@ -20,7 +21,31 @@ public final class Publication {
     /** The line after the README's summary. */
     static final String END = "<!-- bench-summary:end -->";
 
+    /** The backends a published page shows: every one the project builds. */
+    static final List<String> BACKENDS = List.of("unsafe", "bytebuffer", "ffm", "shm");
+
     private Publication() {
+    }
+
+    /**
+     * @param found every backend this JVM found, by name, to why it is unavailable ("" if it is)
+     * @return why a run on this JVM cannot publish a page of every backend, or "" if it can: a
+     *         backend missing from the jar (the {@code ffm} module is built only by a JDK 22 or
+     *         later) or unavailable here
+     */
+    static String missingBackends(Map<String, String> found) {
+        StringBuilder why = new StringBuilder();
+        for (String name : BACKENDS) {
+            String reason = found.get(name);
+            if (reason == null) {
+                why.append(why.length() == 0 ? "" : "; ").append("backend '").append(name)
+                        .append("' is not in the jar").append(name.equals("ffm") ? " (build the jar with a JDK 22 or later)" : "");
+            } else if (!reason.isEmpty()) {
+                why.append(why.length() == 0 ? "" : "; ").append("backend '").append(name).append("' is unavailable: ")
+                        .append(reason);
+            }
+        }
+        return why.toString();
     }
 
     /**

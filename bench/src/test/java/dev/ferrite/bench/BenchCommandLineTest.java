@@ -9,9 +9,12 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.openjdk.jmh.runner.options.CommandLineOptionException;
 import org.openjdk.jmh.runner.options.CommandLineOptions;
 
 /** The runner's own options and JMH's help and list options: they answer and run nothing. */
@@ -101,5 +104,27 @@ class BenchCommandLineTest {
         assertEquals("intro\n" + Publication.BEGIN + "\nnew\n" + Publication.END + "\nrest\n",
                 Publication.withSummary(readme, "new\n"));
         assertThrows(IOException.class, () -> Publication.withSummary("no markers", "new\n"));
+    }
+
+    @Test
+    void aPageIsPublishedOnlyWithEveryBackend(@TempDir Path dir) throws Exception {
+        Map<String, String> all = new LinkedHashMap<>();
+        for (String name : Publication.BACKENDS) {
+            all.put(name, "");
+        }
+        assertEquals("", Publication.missingBackends(all));
+        Map<String, String> jdk17 = new LinkedHashMap<>(all);
+        jdk17.remove("ffm");
+        jdk17.put("shm", "no /dev/shm");
+        assertEquals("backend 'ffm' is not in the jar (build the jar with a JDK 22 or later); backend 'shm' is"
+                + " unavailable: no /dev/shm", Publication.missingBackends(jdk17));
+        // On this JVM: refused before anything runs when a backend is missing (the JDK 17 build).
+        Map<String, String> here = BenchMain.foundBackends();
+        if (!Publication.missingBackends(here).isEmpty()) {
+            CommandLineOptionException e = assertThrows(CommandLineOptionException.class,
+                    () -> BenchMain.run(new String[] {"--publish", "--out", dir.toString()}, System.out));
+            assertTrue(e.getMessage().startsWith("--publish writes a page of every backend: backend '"), e.getMessage());
+            assertTrue(!dir.resolve("results.json").toFile().exists(), "nothing ran");
+        }
     }
 }
