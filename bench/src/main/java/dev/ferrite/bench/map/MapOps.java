@@ -46,7 +46,7 @@ public class MapOps {
 
     /**
      * {@code FerriteMapBuilder.loadFactor}: the load at which a section grows; the tables hold
-     * {@code entries} below it. By default the builder's own default.
+     * {@code entries} below it. 0.85 unless set, as a map built without {@code loadFactor} gets.
      */
     @Param({"0.85"})
     public double loadFactor;
