@@ -39,8 +39,8 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * </pre>
  *
  * <p>The quick profile (default) runs every benchmark in one fork with short iterations: about
- * 35 minutes on 2 cores (70 for two forks, measured). {@code --full} runs longer, in two forks, and adds a mix of signals larger
- * than 2^31 bytes (about 90 minutes: 2 × 16 s per benchmark). {@code --smoke} runs one 100 ms
+ * an hour on 2 cores (two for two interleaved forks, measured). {@code --full} runs longer, in two forks, and adds a mix of signals larger
+ * than 2^31 bytes (over 2 hours: 2 × 16 s per benchmark). {@code --smoke} runs one 100 ms
  * iteration of each (a check that nothing rots, not a measurement). {@code --interleave N} runs
  * N passes of one fork per benchmark and merges them, N forks each: the forks of the benchmarks
  * compared alternate, so a machine that slows down for minutes slows each of them for a fork,
@@ -245,8 +245,8 @@ public final class BenchMain {
             "Runs Ferrite's benchmarks on every available backend beside the libraries people use instead,",
             "and writes DIR/results.json (JMH JSON), DIR/report.md and DIR/report.html (DIR: bench-results).",
             "",
-            "  (default)   quick profile: 1 fork, 2 x 0.5 s warm-up, 5 x 0.5 s measurement; about 35 minutes on 2 cores",
-            "  --full      2 forks, 3 x 2 s warm-up, 5 x 2 s measurement, plus 2.25 GiB signals; about 90 minutes",
+            "  (default)   quick profile: 1 fork, 2 x 0.5 s warm-up, 5 x 0.5 s measurement; about an hour on 2 cores",
+            "  --full      2 forks, 3 x 2 s warm-up, 5 x 2 s measurement, plus 2.25 GiB signals; over 2 hours",
             "  --smoke     1 fork, one 100 ms iteration, small sizes: checks that everything runs, measures nothing",
             "  --interleave N  N passes of one fork per benchmark, merged as N forks each: the forks of the",
             "              benchmarks compared alternate, so minutes of a slow machine fall on all of them",

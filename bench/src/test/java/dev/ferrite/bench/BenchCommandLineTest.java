@@ -42,7 +42,7 @@ class BenchCommandLineTest {
         for (String help : new String[] {"--help", "-h"}) {
             String text = run(dir, help);
             assertTrue(text.startsWith("Usage: java -jar bench/target/ferrite-bench.jar"), text);
-            assertTrue(text.contains("--publish") && text.contains("--smoke") && text.contains("about 35 minutes")
+            assertTrue(text.contains("--publish") && text.contains("--smoke") && text.contains("about an hour")
                     && text.contains("--paired"), text);
             assertTrue(text.contains("-wi <int>"), "JMH's own options follow:\n" + text);
         }
