@@ -83,6 +83,14 @@ final class SectionLayout {
     private SectionLayout() {
     }
 
+    /**
+     * @return offset of bucket {@code index} of a section's table of buckets of that size; of
+     *         {@code index == buckets}: the table's end, where the heap starts
+     */
+    static long bucketAt(int index, int bucketSize) {
+        return TABLE + (long) index * bucketSize;
+    }
+
     /** @return the home bucket of a key hash in a table of that many buckets: its low 32 bits scaled */
     static int home(long hash, int buckets) {
         return (int) (((hash & 0xFFFF_FFFFL) * buckets) >>> 32);

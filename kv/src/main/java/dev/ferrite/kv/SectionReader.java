@@ -141,58 +141,37 @@ final class SectionReader {
         long home = v.bucket(v.home(hash));
         long tableEnd = v.bucket(v.buckets);
         long tagBits = BucketLayout.tagBits(hash);
-        long end = v.probeEnd(home, UncheckedAccess.getLong(mem, home), tableEnd);
+        long w = UncheckedAccess.getLong(mem, home);
+        long end = v.probeEnd(home, w, tableEnd);
         long b = home;
-        while ((b = candidate(mem, b, end, tableEnd, size, tagBits)) >= 0) {
-            // A candidate's word again (the scan's is not kept), ordered before its entry's bytes.
-            long w = UncheckedAccess.getLong(mem, b);
-            VarHandle.acquireFence();
-            if ((w & BucketLayout.INLINE_MATCH) == inlineBits && (w & BucketLayout.ODD) == 0) {
-                if (UncheckedAccess.mismatch(mem, b + BucketLayout.KEY, key, koff, klen) < 0) {
-                    return readInline(v, b, w, klen, reader);
-                }
-                if (!v.wordStill(b, w)) {
-                    return RETRY; // a key compared while a writer changed the bucket
-                }
-            } else if ((w & BucketLayout.OUTSIDE_MATCH) == (tagBits | BucketLayout.OUTSIDE)
-                    || (w & BucketLayout.INLINE_MATCH) == inlineBits) {
-                Object r = readElsewhere(v, b, w, key, koff, klen, reader);
-                if (r != null) {
-                    return r;
-                }
-            } else if (BucketLayout.kind(w) == BucketLayout.EMPTY) {
+        while (true) {
+            if (BucketLayout.kind(w) == BucketLayout.EMPTY) {
                 return ABSENT; // only memory of a generation gone since empties a bucket: the generation check tells
+            }
+            if (((w ^ tagBits) & BucketLayout.TAG_BITS) == 0) {
+                VarHandle.acquireFence(); // the word before its entry's bytes
+                if ((w & BucketLayout.INLINE_MATCH) == inlineBits && (w & BucketLayout.ODD) == 0) {
+                    if (UncheckedAccess.mismatch(mem, b + BucketLayout.KEY, key, koff, klen) < 0) {
+                        return readInline(v, b, w, klen, reader);
+                    }
+                    if (!v.wordStill(b, w)) {
+                        return RETRY; // a key compared while a writer changed the bucket
+                    }
+                } else if ((w & BucketLayout.OUTSIDE_MATCH) == (tagBits | BucketLayout.OUTSIDE)
+                        || (w & BucketLayout.INLINE_MATCH) == inlineBits) {
+                    Object r = readElsewhere(v, b, w, key, koff, klen, reader);
+                    if (r != null) {
+                        return r;
+                    }
+                }
             }
             b = after(b, size, tableEnd);
             if (b == end) {
                 return ABSENT;
             }
+            // Buckets passed over need no order: readSection orders the last word read before the generation's check.
+            w = UncheckedAccess.getLong(mem, b);
         }
-        return ABSENT;
-    }
-
-    /**
-     * Scans buckets from the one at {@code b} for a word with the key's tag, wrapping from the
-     * table's end to its start, and stops at an empty bucket or when it comes to {@code end} (the
-     * probe's end: past the home's reach, or the home itself).
-     * Plain loads and no call, so that the JIT keeps its state in registers from bucket to bucket:
-     * the words passed over need no order (the caller orders a candidate's word before its entry's
-     * bytes, and readSection the last one before the generation's check).
-     *
-     * @return the candidate's offset, or -1 if the scan met an empty bucket or came to {@code end}
-     */
-    private static long candidate(AbstractSegment mem, long b, long end, long tableEnd, long size, long tagBits) {
-        do {
-            long w = UncheckedAccess.getLong(mem, b);
-            if (BucketLayout.kind(w) == BucketLayout.EMPTY) {
-                return -1;
-            }
-            if (((w ^ tagBits) & BucketLayout.TAG_BITS) == 0) {
-                return b;
-            }
-            b = after(b, size, tableEnd);
-        } while (b != end);
-        return -1;
     }
 
     /** @return offset of the bucket after the one at {@code b}: the table's first after its last */

@@ -115,8 +115,8 @@ final class SectionRebuilder {
         SectionView nv;
         int kept = 0;
         try {
-            ns.fill(0, SectionLayout.TABLE + (long) buckets * bucketSize, (byte) 0);
-            long top = SectionLayout.TABLE + (long) buckets * bucketSize;
+            long top = SectionLayout.bucketAt(buckets, bucketSize);
+            ns.fill(0, top, (byte) 0);
             for (int i = 0; i < live; i++) {
                 long b = old.bucket(keep[i]);
                 long w = os.getLong(b);
@@ -197,7 +197,7 @@ final class SectionRebuilder {
         int idx = SectionLayout.home(h, buckets);
         long tag = BucketLayout.tag(h);
         while (true) {
-            long nb = SectionLayout.TABLE + (long) idx * bucketSize;
+            long nb = SectionLayout.bucketAt(idx, bucketSize);
             long w = ns.getLong(nb);
             if (w == 0) {
                 return nb;

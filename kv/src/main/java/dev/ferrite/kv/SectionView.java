@@ -82,7 +82,7 @@ final class SectionView {
      */
     static SectionView open(Segment segment, int section, long generation, int maxKey, int maxValue, boolean reaches) {
         String where = "map section " + section + " generation " + generation + " (segment '" + segment.name() + "')";
-        long least = TABLE + (long) MIN_BUCKETS * BucketLayout.MIN_SIZE;
+        long least = SectionLayout.bucketAt(MIN_BUCKETS, BucketLayout.MIN_SIZE);
         if (segment.size() < least) {
             throw new CorruptFileException(where + ": size " + segment.size() + " is below the least, " + least);
         }
@@ -114,7 +114,7 @@ final class SectionView {
             throw new CorruptFileException(where + ": bucket size " + bucketSize + " is not a multiple of 16 in ["
                     + BucketLayout.MIN_SIZE + ", " + BucketLayout.MAX_SIZE + "]");
         }
-        if (heapStart != TABLE + (long) bucketSize * buckets || heapEnd < heapStart || heapEnd > segment.size()
+        if (heapStart != SectionLayout.bucketAt(buckets, bucketSize) || heapEnd < heapStart || heapEnd > segment.size()
                 || heapEnd > SectionLayout.MAX_OFFSET) {
             throw new CorruptFileException(where + ": heap [" + heapStart + ", " + heapEnd + ") is not after the table of "
                     + buckets + " buckets of " + bucketSize + " bytes and within the segment's " + segment.size() + " bytes");
@@ -133,7 +133,7 @@ final class SectionView {
 
     /** @return offset of a bucket, {@code index} in [0, buckets) */
     long bucket(int index) {
-        return TABLE + (long) index * bucketSize;
+        return SectionLayout.bucketAt(index, bucketSize);
     }
 
     /** @return the home bucket of a key hash */
@@ -172,7 +172,7 @@ final class SectionView {
         if (distance == 0) {
             return;
         }
-        long homeAt = TABLE + (long) home * bucketSize;
+        long homeAt = SectionLayout.bucketAt(home, bucketSize);
         long w = segment.getLong(homeAt);
         long raised = BucketLayout.reaching(w, distance);
         if (raised != w) {
@@ -344,7 +344,7 @@ final class SectionView {
 
     /** @return bytes of a data segment with that table and heap, in whole chunks of the pool */
     static long segmentSize(ChunkPool pool, int buckets, int bucketSize, long heap) {
-        long bytes = TABLE + (long) buckets * bucketSize + Math.max(heap, 64);
+        long bytes = SectionLayout.bucketAt(buckets, bucketSize) + Math.max(heap, 64);
         long chunk = pool.chunkSize();
         return (bytes + chunk - 1) / chunk * chunk;
     }
@@ -362,8 +362,9 @@ final class SectionView {
 
     /** Writes an empty section into a new data segment: a zero table, an empty heap, the header. */
     static void writeEmpty(Segment seg, int section, long generation, int buckets, int bucketSize) {
-        seg.fill(0, TABLE + (long) buckets * bucketSize, (byte) 0);
-        writeHeader(seg, section, generation, buckets, bucketSize, TABLE + (long) buckets * bucketSize, 0, 0);
+        long tableEnd = SectionLayout.bucketAt(buckets, bucketSize);
+        seg.fill(0, tableEnd, (byte) 0);
+        writeHeader(seg, section, generation, buckets, bucketSize, tableEnd, 0, 0);
     }
 
     /** Writes a new data segment's header (its table written already), its CRC, then its magic. */
@@ -374,7 +375,7 @@ final class SectionView {
         seg.putInt(BUCKETS, buckets);
         seg.putInt(BUCKET_SIZE, bucketSize);
         seg.putInt(BUCKET_SIZE + 4, 0);
-        seg.putLong(HEAP_START, TABLE + (long) buckets * bucketSize);
+        seg.putLong(HEAP_START, SectionLayout.bucketAt(buckets, bucketSize));
         seg.putLong(HEAP_END, Math.min(seg.size(), SectionLayout.MAX_OFFSET));
         seg.putInt(CRC, crc(seg));
         setTop(seg, top);
