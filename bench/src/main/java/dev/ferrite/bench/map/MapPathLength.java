@@ -20,7 +20,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * One map operation run a given number of times on one thread, after a warm-up of the same
  * operation: the program {@code bench/tools/path-length.sh} runs under callgrind to count the
- * instructions an operation takes (its own loop's share measured by the {@code loop} mode). An
+ * instructions an operation takes (its own loop's share measured by the {@code loop} mode), and
+ * {@code bench/tools/path-annotate.sh} to show which instructions of a compiled method they are. An
  * instruction count does not move with the host's load, where a time does; it says how long a
  * path is, not how fast it runs.
  *
