@@ -139,7 +139,7 @@ final class SectionReader {
         long inlineBits = BucketLayout.fitsInline(v.bucketSize, klen, 0) ? BucketLayout.matchBits(hash, BucketLayout.INLINE, klen) : -1;
         long size = v.bucketSize;
         long home = v.bucket(v.home(hash));
-        long tableEnd = v.bucket(v.buckets);
+        long tableEnd = v.heapStart; // the table ends where the heap starts (SectionView.open checked it)
         long tagBits = BucketLayout.tagBits(hash);
         long w = UncheckedAccess.getLong(mem, home);
         long end = v.probeEnd(home, w, tableEnd);

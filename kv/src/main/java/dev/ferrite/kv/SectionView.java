@@ -144,7 +144,7 @@ final class SectionView {
     /**
      * @param home     offset of a home bucket
      * @param homeWord its word
-     * @param tableEnd offset of the table's end ({@code bucket(buckets)})
+     * @param tableEnd offset of the table's end ({@link #heapStart})
      * @return offset of the bucket after the last a probe from that home reads (a key's entry lies
      *         before it, if it is in the table): past the home's reach, or the home itself (the whole
      *         table, up to an empty bucket) where the reach is unbounded or the buckets keep none.
