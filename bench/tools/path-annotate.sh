@@ -2,7 +2,7 @@
 # Where a map operation's instructions go: runs MapPathLength once under callgrind with
 # -XX:CompileCommand=print for one method, and prints that method's last C2 code, each executed
 # instruction with how many times it ran per call of the method (callgrind's count at that address
-# divided by the count of the method's first instruction). The JVM prints the code as hex without a
+# divided by the count of the method's verified entry point). The JVM prints the code as hex without a
 # disassembler library; objdump disassembles it. Pick a method compiled on its own (MapStore::read
 # is: its callers call it), not one inlined into its callers.
 #
@@ -45,12 +45,15 @@ text = open(code_txt).read().split('\n')
 starts = [i for i, l in enumerate(text) if 'Compiled method (c2)' in l and '::' + method + ' ' in l]
 if not starts:
     sys.exit('no C2 code of ' + method + ' in the run')
-code, i = {}, starts[-1]
+code, i, verified, at_verified = {}, starts[-1], None, False
 for l in text[i + 1:]:
     if l.startswith('Compiled method') or l.startswith('[Exception Handler]') or l.startswith('[Stub Code]'):
         break
+    at_verified = at_verified or l.startswith('[Verified Entry Point]')
     m = re.match(r'\s+(0x[0-9a-f]+): ([0-9a-f| ]+)$', l)
     if m:
+        if at_verified and verified is None:
+            verified = int(m.group(1), 16)  # every call runs it once; a virtual call enters before it
         for k, x in enumerate(bytes.fromhex(m.group(2).replace('|', '').replace(' ', ''))):
             code[int(m.group(1), 16) + k] = x
 lo, hi = min(code), max(code) + 1
@@ -58,7 +61,7 @@ open(blob_file, 'wb').write(bytes(code.get(a, 0x90) for a in range(lo, hi)))
 listing = subprocess.run(['objdump', '-D', '-b', 'binary', '-mi386:x86-64', '--adjust-vma=%#x' % lo, blob_file],
                          capture_output=True, text=True, check=True).stdout
 rows = [(int(m.group(1), 16), m.group(2)) for m in (re.match(r'\s*([0-9a-f]+):\s+(.*)', l) for l in listing.split('\n')) if m]
-calls = next((counts[a] for a, _ in rows if counts[a]), 0)
+calls = counts[verified] if verified is not None else 0
 if not calls:
     sys.exit(method + "'s last C2 code never ran: inlined into its callers?")
 total = sum(counts[a] for a in range(lo, hi))
