@@ -80,7 +80,10 @@ final class EntryCursor {
                 if (tomb < 0) {
                     tomb = b;
                 }
-            } else if (n <= reach && BucketLayout.wordTag(w) == tag && holdsKey(b, w)) {
+            } else if (BucketLayout.wordTag(w) == tag && holdsKey(b, w)) {
+                if (n > reach) {
+                    raiseDamagedReach(b);
+                }
                 bucketAt = b;
                 word = w;
                 found = true;
@@ -107,6 +110,17 @@ final class EntryCursor {
         bucketAt = tomb;
         word = tomb >= 0 ? seg.getLong(tomb) : 0;
         intoEmpty = false;
+    }
+
+    /**
+     * The key's entry lies past its home bucket's reach, which only damage lowers (a writer raises a
+     * reach before it publishes an entry past it): raised again, so that gets find the entry, and
+     * logged.
+     */
+    private void raiseDamagedReach(long b) {
+        SectionView.reachTo(v.segment, v.buckets, v.bucketSize, home, b);
+        LOG.warn("map '{}' section {}: an entry lay past its home bucket's reach (damage); the reach is raised",
+                store.name, section);
     }
 
     /** @return whether a bucket holding an entry holds this key (an outside entry's place checked first) */

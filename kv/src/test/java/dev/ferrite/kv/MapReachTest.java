@@ -20,8 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The reach of a home bucket ({@link BucketLayout#reach}): a probe stops after it, so every
  * writer must keep it covering the entries of the home's keys. Against a {@code HashMap} model at
  * the densest load, through growth, removals and tombstone reuse; a reach lowered by damage is
- * found by {@code verify()} and repaired; a map of version 3 (no reaches) is read and written as
- * before.
+ * found by {@code verify()} and repaired, and a write of a key it leaves out loses nothing; a map
+ * of version 3 (no reaches) is read and written as before.
  */
 class MapReachTest {
 
@@ -66,27 +66,90 @@ class MapReachTest {
             for (int i = 0; i < 2000; i++) {
                 map.put("k" + i, "v" + i);
             }
-            String displaced = null;
-            for (int i = 0; i < 2000 && displaced == null; i++) {
-                byte[] key = ("k" + i).getBytes(StandardCharsets.UTF_8);
-                MapBytes.Located at = MapBytes.locate(pool, "m", key);
-                long hash = MapStore.hash(key, 0, key.length);
-                int buckets = at.segment().getInt(SectionLayout.BUCKETS);
-                int size = at.segment().getInt(SectionLayout.BUCKET_SIZE);
-                long home = SectionLayout.TABLE + (long) SectionLayout.home(hash, buckets) * size;
-                if (at.bucket() != home) {
-                    displaced = "k" + i;
-                    Segment s = at.segment();
-                    s.putLongVolatile(home, s.getLong(home) & ~BucketLayout.REACH_BITS); // reach 0: damage
-                }
-                at.segment().close();
-            }
-            assertTrue(displaced != null, "at load 0.9 some key lies past its home");
+            String displaced = lowerTheReachOfADisplacedKey(pool, 2000);
             assertNull(map.get(displaced), "a get trusts the reach");
             assertTrue(map.verify() >= 1, "verify finds the entry its home's reach leaves out");
             assertEquals("v" + displaced.substring(1), map.get(displaced), "and the rebuild it runs sets the reach again");
             assertEquals(0, map.verify());
         }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ferrite.kv.MapTargets#backends")
+    void aWriteAfterAReachLoweredByDamageLosesNothingAndKeepsOneEntry(String backend) {
+        try (ChunkPool pool = MapTargets.anonymousPool(backend);
+             FerriteMap<String, String> map = FerriteMap.builder(Codec.utf8(), Codec.utf8()).pool(pool, "m")
+                     .sections(1).loadFactor(0.9).averageKeySize(8).averageValueSize(8).create()) {
+            for (int i = 0; i < 2000; i++) {
+                map.put("k" + i, "v" + i);
+            }
+            String displaced = lowerTheReachOfADisplacedKey(pool, 2000);
+            int size = map.size();
+            assertEquals("v" + displaced.substring(1), map.put(displaced, "new"), "the write finds the entry past the reach");
+            assertEquals("new", map.get(displaced), "and reads find what it wrote");
+            assertEquals(size, map.size());
+            assertEquals(1, map.keySet().stream().filter(displaced::equals).count(), "one entry of the key");
+            assertEquals("new", map.remove(displaced));
+            assertNull(map.get(displaced), "no older entry of the key comes back");
+            assertEquals(0, map.verify());
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ferrite.kv.MapTargets#backends")
+    void aWriteAfterAReachLoweredByDamageWithATombstoneAtTheHomeIsReadAndVerifyKeepsIt(String backend) {
+        try (ChunkPool pool = MapTargets.anonymousPool(backend);
+             FerriteMap<String, String> map = FerriteMap.builder(Codec.utf8(), Codec.utf8()).pool(pool, "m")
+                     .sections(1).loadFactor(0.9).averageKeySize(8).averageValueSize(8).create()) {
+            for (int i = 0; i < 2000; i++) {
+                map.put("k" + i, "v" + i);
+            }
+            String displaced = lowerTheReachOfADisplacedKey(pool, 2000);
+            byte[] d = displaced.getBytes(StandardCharsets.UTF_8);
+            long home;
+            try (Segment s = MapBytes.sectionOf(pool, "m", MapStore.hash(d, 0, d.length))) {
+                home = SectionLayout.bucketAt(SectionLayout.home(MapStore.hash(d, 0, d.length), s.getInt(SectionLayout.BUCKETS)),
+                        s.getInt(SectionLayout.BUCKET_SIZE));
+            }
+            String atHome;
+            try (Segment s = MapBytes.sectionOf(pool, "m", MapStore.hash(d, 0, d.length))) {
+                long w = s.getLong(home);
+                assertEquals(BucketLayout.INLINE, BucketLayout.kind(w), "the displaced key's home holds another key inline");
+                byte[] k = new byte[BucketLayout.keyLength(w)];
+                s.copyTo(home + BucketLayout.KEY, k, 0, k.length);
+                atHome = new String(k, StandardCharsets.UTF_8);
+            }
+            assertTrue(atHome != null, "the displaced key's home holds another key");
+            map.remove(atHome); // a tombstone at the home, before the entry the damaged reach leaves out
+            int size = map.size();
+            map.put(displaced, "new"); // into the tombstone: the writer trusts the reach that far (a second entry)
+            assertEquals("new", map.get(displaced), "the write is read");
+            assertEquals(1, map.keySet().stream().filter(displaced::equals).count(), "iteration shows the key once");
+            assertTrue(map.verify() >= 1, "verify finds the entry past the reach");
+            assertEquals("new", map.get(displaced), "and its rebuild keeps the newer entry");
+            assertEquals(size, map.size());
+            assertEquals("new", map.remove(displaced));
+            assertNull(map.get(displaced), "no older entry of the key comes back");
+            assertEquals(0, map.verify());
+        }
+    }
+
+    /** Lowers to 0 the reach of the home of the first key ("k" + i, i below {@code keys}) lying past its home. */
+    private static String lowerTheReachOfADisplacedKey(ChunkPool pool, int keys) {
+        for (int i = 0; i < keys; i++) {
+            byte[] key = ("k" + i).getBytes(StandardCharsets.UTF_8);
+            MapBytes.Located at = MapBytes.locate(pool, "m", key);
+            try (Segment s = at.segment()) {
+                long hash = MapStore.hash(key, 0, key.length);
+                long home = SectionLayout.bucketAt(SectionLayout.home(hash, s.getInt(SectionLayout.BUCKETS)),
+                        s.getInt(SectionLayout.BUCKET_SIZE));
+                if (at.bucket() != home) {
+                    s.putLongVolatile(home, s.getLong(home) & ~BucketLayout.REACH_BITS); // reach 0: damage
+                    return "k" + i;
+                }
+            }
+        }
+        throw new AssertionError("at load 0.9 some key lies past its home");
     }
 
     @Test
