@@ -25,6 +25,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class MapReachTest {
 
+    private static final int DENSE_KEYS = 2000;
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.ferrite.kv.MapTargets#backends")
     void getsFindEveryKeyOfTheModelAtTheDensestLoad(String backend) {
@@ -60,13 +62,8 @@ class MapReachTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.ferrite.kv.MapTargets#backends")
     void aReachLoweredByDamageIsFoundByVerifyAndRepaired(String backend) {
-        try (ChunkPool pool = MapTargets.anonymousPool(backend);
-             FerriteMap<String, String> map = FerriteMap.builder(Codec.utf8(), Codec.utf8()).pool(pool, "m")
-                     .sections(1).loadFactor(0.9).averageKeySize(8).averageValueSize(8).create()) {
-            for (int i = 0; i < 2000; i++) {
-                map.put("k" + i, "v" + i);
-            }
-            String displaced = lowerTheReachOfADisplacedKey(pool, 2000);
+        try (ChunkPool pool = MapTargets.anonymousPool(backend); FerriteMap<String, String> map = denseMap(pool)) {
+            String displaced = lowerTheReachOfADisplacedKey(pool);
             assertNull(map.get(displaced), "a get trusts the reach");
             assertTrue(map.verify() >= 1, "verify finds the entry its home's reach leaves out");
             assertEquals("v" + displaced.substring(1), map.get(displaced), "and the rebuild it runs sets the reach again");
@@ -77,13 +74,8 @@ class MapReachTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.ferrite.kv.MapTargets#backends")
     void aWriteAfterAReachLoweredByDamageLosesNothingAndKeepsOneEntry(String backend) {
-        try (ChunkPool pool = MapTargets.anonymousPool(backend);
-             FerriteMap<String, String> map = FerriteMap.builder(Codec.utf8(), Codec.utf8()).pool(pool, "m")
-                     .sections(1).loadFactor(0.9).averageKeySize(8).averageValueSize(8).create()) {
-            for (int i = 0; i < 2000; i++) {
-                map.put("k" + i, "v" + i);
-            }
-            String displaced = lowerTheReachOfADisplacedKey(pool, 2000);
+        try (ChunkPool pool = MapTargets.anonymousPool(backend); FerriteMap<String, String> map = denseMap(pool)) {
+            String displaced = lowerTheReachOfADisplacedKey(pool);
             int size = map.size();
             assertEquals("v" + displaced.substring(1), map.put(displaced, "new"), "the write finds the entry past the reach");
             assertEquals("new", map.get(displaced), "and reads find what it wrote");
@@ -98,18 +90,12 @@ class MapReachTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.ferrite.kv.MapTargets#backends")
     void aWriteAfterAReachLoweredByDamageWithATombstoneAtTheHomeIsReadAndVerifyKeepsIt(String backend) {
-        try (ChunkPool pool = MapTargets.anonymousPool(backend);
-             FerriteMap<String, String> map = FerriteMap.builder(Codec.utf8(), Codec.utf8()).pool(pool, "m")
-                     .sections(1).loadFactor(0.9).averageKeySize(8).averageValueSize(8).create()) {
-            for (int i = 0; i < 2000; i++) {
-                map.put("k" + i, "v" + i);
-            }
-            String displaced = lowerTheReachOfADisplacedKey(pool, 2000);
+        try (ChunkPool pool = MapTargets.anonymousPool(backend); FerriteMap<String, String> map = denseMap(pool)) {
+            String displaced = lowerTheReachOfADisplacedKey(pool);
             byte[] d = displaced.getBytes(StandardCharsets.UTF_8);
             long home;
             try (Segment s = MapBytes.sectionOf(pool, "m", MapStore.hash(d, 0, d.length))) {
-                home = SectionLayout.bucketAt(SectionLayout.home(MapStore.hash(d, 0, d.length), s.getInt(SectionLayout.BUCKETS)),
-                        s.getInt(SectionLayout.BUCKET_SIZE));
+                home = homeBucket(s, d);
             }
             String atHome;
             try (Segment s = MapBytes.sectionOf(pool, "m", MapStore.hash(d, 0, d.length))) {
@@ -134,15 +120,29 @@ class MapReachTest {
         }
     }
 
-    /** Lowers to 0 the reach of the home of the first key ("k" + i, i below {@code keys}) lying past its home. */
-    private static String lowerTheReachOfADisplacedKey(ChunkPool pool, int keys) {
-        for (int i = 0; i < keys; i++) {
+    /** @return the offset in its section of a key's home bucket */
+    private static long homeBucket(Segment section, byte[] key) {
+        int home = SectionLayout.home(MapStore.hash(key, 0, key.length), section.getInt(SectionLayout.BUCKETS));
+        return SectionLayout.bucketAt(home, section.getInt(SectionLayout.BUCKET_SIZE));
+    }
+
+    /** @return a map "m" of one section at load 0.9, of {@link #DENSE_KEYS} keys "k" + i with values "v" + i */
+    private static FerriteMap<String, String> denseMap(ChunkPool pool) {
+        FerriteMap<String, String> map = FerriteMap.builder(Codec.utf8(), Codec.utf8()).pool(pool, "m")
+                .sections(1).loadFactor(0.9).averageKeySize(8).averageValueSize(8).create();
+        for (int i = 0; i < DENSE_KEYS; i++) {
+            map.put("k" + i, "v" + i);
+        }
+        return map;
+    }
+
+    /** Lowers to 0 the reach of the home of the first key of a {@link #denseMap} lying past its home. */
+    private static String lowerTheReachOfADisplacedKey(ChunkPool pool) {
+        for (int i = 0; i < DENSE_KEYS; i++) {
             byte[] key = ("k" + i).getBytes(StandardCharsets.UTF_8);
             MapBytes.Located at = MapBytes.locate(pool, "m", key);
             try (Segment s = at.segment()) {
-                long hash = MapStore.hash(key, 0, key.length);
-                long home = SectionLayout.bucketAt(SectionLayout.home(hash, s.getInt(SectionLayout.BUCKETS)),
-                        s.getInt(SectionLayout.BUCKET_SIZE));
+                long home = homeBucket(s, key);
                 if (at.bucket() != home) {
                     s.putLongVolatile(home, s.getLong(home) & ~BucketLayout.REACH_BITS); // reach 0: damage
                     return "k" + i;
