@@ -7,6 +7,7 @@ import dev.ferrite.PoolExhaustedException;
 import dev.ferrite.PoolSpec;
 import dev.ferrite.RecoveryReport;
 import dev.ferrite.Segment;
+import dev.ferrite.internal.pool.NamedSegments;
 import dev.ferrite.internal.pool.PoolLayout;
 import dev.ferrite.internal.pool.PoolStore;
 import dev.ferrite.spi.MemoryBackend;
@@ -201,7 +202,7 @@ public final class MappedChunkPool implements ChunkPool {
         ensureWritable();
         checkSize(bytes);
         return store.withLock(() -> {
-            PoolStore.Named named = store.allocateNamed(name, bytes);
+            NamedSegments.Named named = store.named().allocate(name, bytes);
             SegmentMemory memory = new SegmentMemory(this, named, bytes, named.chunks(),
                     poolAccess.chunkTable(named.chunks()));
             synchronized (lock) {
@@ -219,7 +220,7 @@ public final class MappedChunkPool implements ChunkPool {
 
     private Optional<Segment> openNamed(String name) {
         if (store.isReadOnly()) {
-            PoolStore.Named named = store.openNamed(name);
+            NamedSegments.Named named = store.named().open(name);
             if (named == null) {
                 return Optional.empty();
             }
@@ -231,7 +232,7 @@ public final class MappedChunkPool implements ChunkPool {
             return Optional.of(newHandle(memory));
         }
         return store.withLock(() -> {
-            PoolStore.Named named = store.openNamed(name);
+            NamedSegments.Named named = store.named().open(name);
             if (named == null) {
                 return Optional.empty();
             }
@@ -318,7 +319,7 @@ public final class MappedChunkPool implements ChunkPool {
                 }
                 openNamed.remove(memory.named().slot());
             }
-            store.closedNamed(memory.named());
+            store.named().closed(memory.named());
             return null;
         });
     }
@@ -327,14 +328,14 @@ public final class MappedChunkPool implements ChunkPool {
     public boolean delete(String name) {
         return operate(() -> {
             ensureWritable();
-            return store.withLock(() -> store.deleteNamed(name));
+            return store.withLock(() -> store.named().delete(name));
         });
     }
 
     @Override
     public Set<String> segmentNames() {
         return operate(() -> {
-            List<String> names = store.isReadOnly() ? store.names() : store.withLock(store::names);
+            List<String> names = store.isReadOnly() ? store.named().names() : store.withLock(store.named()::names);
             return Set.copyOf(new TreeSet<>(names));
         });
     }
@@ -437,7 +438,7 @@ public final class MappedChunkPool implements ChunkPool {
                         if (m.named() == null) {
                             store.release(m.chunks());
                         } else {
-                            store.closedNamed(m.named());
+                            store.named().closed(m.named());
                         }
                     }
                     return null;

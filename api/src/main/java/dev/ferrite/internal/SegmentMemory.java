@@ -1,6 +1,6 @@
 package dev.ferrite.internal;
 
-import dev.ferrite.internal.pool.PoolStore;
+import dev.ferrite.internal.pool.NamedSegments;
 import java.util.Collections;
 import java.util.Set;
 import java.util.WeakHashMap;
@@ -14,7 +14,7 @@ import java.util.WeakHashMap;
 public final class SegmentMemory {
 
     private final MappedChunkPool pool;
-    private final PoolStore.Named named;
+    private final NamedSegments.Named named;
     private final long size;
     private final int[] chunks;
     private final ChunkTable chunkTable;
@@ -23,7 +23,7 @@ public final class SegmentMemory {
     private int openHandles;
     private boolean released;
 
-    SegmentMemory(MappedChunkPool pool, PoolStore.Named named, long size, int[] chunks, ChunkTable chunkTable) {
+    SegmentMemory(MappedChunkPool pool, NamedSegments.Named named, long size, int[] chunks, ChunkTable chunkTable) {
         this.pool = pool;
         this.named = named;
         this.size = size;
@@ -42,7 +42,7 @@ public final class SegmentMemory {
     }
 
     /** @return the directory entry of a named segment, or null */
-    PoolStore.Named named() {
+    NamedSegments.Named named() {
         return named;
     }
 

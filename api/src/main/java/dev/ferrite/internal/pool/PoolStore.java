@@ -1,9 +1,6 @@
 package dev.ferrite.internal.pool;
 
 import static dev.ferrite.internal.pool.ChunkTableLayout.NIL;
-import static dev.ferrite.internal.pool.DirectoryLayout.STATE_DELETING;
-import static dev.ferrite.internal.pool.DirectoryLayout.STATE_LIVE;
-import static dev.ferrite.internal.pool.DirectoryLayout.STATE_RESERVED;
 import static dev.ferrite.internal.pool.PoolHeaderLayout.FREE_HEAD_OFFSET;
 import static dev.ferrite.internal.pool.PoolHeaderLayout.HEADER_SIZE;
 import static dev.ferrite.internal.pool.PoolHeaderLayout.MAGIC;
@@ -25,14 +22,13 @@ import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.BitSet;
 import java.util.List;
 import java.util.function.Supplier;
 
 /**
  * A pool file and everything about it that lives in the file: the header, the owner table, the
- * directory of named segments, the chunk table with its free stack, and the data extents mapped
- * into this process. Several processes (and several {@code PoolStore}s in one process) may have
+ * directory of named segments ({@link NamedSegments}), the chunk table with its free stack, and the
+ * data extents mapped into this process. Several processes (and several {@code PoolStore}s in one process) may have
  * one file open at once; each holds an owner slot.
  *
  * <p>Unnamed allocations and frees are lock-free (CAS on the free stack and on owner codes);
@@ -54,6 +50,7 @@ public final class PoolStore {
     private final OwnerTable owners;
     private final ChunkLedger ledger;
     private final Directory directory;
+    private final NamedSegments named;
     private final int slot;
     private final MetaLock lock;
     private final MappedByteBuffer[] extents;
@@ -82,6 +79,7 @@ public final class PoolStore {
         this.ledger = new ChunkLedger(meta, geometry, where);
         this.directory = new Directory(meta, layout, where);
         if (readOnly) {
+            this.named = new NamedSegments(this, meta, directory, ledger, owners, -1, where);
             this.slot = -1;
             this.lock = null;
             this.stamp = null;
@@ -90,6 +88,7 @@ public final class PoolStore {
             return;
         }
         this.slot = attachSlot();
+        this.named = new NamedSegments(this, meta, directory, ledger, owners, slot, where);
         this.stamp = owners.keepStamping(slot);
         // A file made before the reserved count existed: never write over what it already handed out.
         meta.compareAndSetLong(PoolHeaderLayout.RESERVED_OFFSET, 0, PoolHeaderLayout.RESERVED_KNOWN
@@ -240,6 +239,11 @@ public final class PoolStore {
         return ledger.used();
     }
 
+    /** @return the named segments: every method of it is called holding the meta lock ({@link #withLock}) */
+    public NamedSegments named() {
+        return named;
+    }
+
     /** @return this store's owner slot, -1 if read-only */
     public int ownerSlot() {
         return slot;
@@ -316,7 +320,8 @@ public final class PoolStore {
         return claim(count, ChunkTableLayout.processOwner(slot));
     }
 
-    private int[] claim(int count, int owner) {
+    /** As {@link #claim(int)}, for an owner code of {@link ChunkTableLayout} (a process or a directory slot). */
+    int[] claim(int count, int owner) {
         requireWritable();
         int[] ids = new int[count];
         int got = 0;
@@ -410,7 +415,8 @@ public final class PoolStore {
         }
     }
 
-    private void release(int[] chunks, int owner) {
+    /** Gives back chunks held under an owner code of {@link ChunkTableLayout}. */
+    void release(int[] chunks, int owner) {
         owners.enterBusy(slot);
         try {
             ledger.release(chunks, owner);
@@ -418,164 +424,6 @@ public final class PoolStore {
         } finally {
             owners.exitBusy(slot);
         }
-    }
-
-    // ---- named segments -----------------------------------------------------------------
-
-    /**
-     * A named segment as this process sees it.
-     *
-     * @param slot       directory slot
-     * @param generation the slot's generation, to tell a later reuse of the slot
-     * @param name       the name
-     * @param size       bytes
-     * @param chunks     chunk ids in segment order
-     */
-    public record Named(int slot, long generation, String name, long size, int[] chunks) {
-    }
-
-    /**
-     * Makes a named segment, opened by this process. Caller holds the lock ({@link #withLock}).
-     *
-     * @param name the name
-     * @param size bytes
-     * @return the segment
-     * @throws FerriteException       if the name is taken or the directory is full
-     * @throws PoolExhaustedException if chunks are short; nothing is left behind
-     */
-    public Named allocateNamed(String name, long size) {
-        byte[] bytes = Directory.encode(name);
-        if (directory.findLive(bytes) >= 0) {
-            throw new FerriteException("segment '" + name + "' already exists in " + where
-                    + "; open it, or delete it first");
-        }
-        int d = directory.reserve(bytes, slot);
-        int count = (int) geometry.chunksFor(size);
-        int[] ids;
-        try {
-            ids = claim(count, ChunkTableLayout.directoryOwner(d));
-        } catch (RuntimeException e) {
-            directory.empty(d);
-            throw e;
-        }
-        for (int i = 0; i < count; i++) {
-            meta.setNext(ids[i], i + 1 < count ? ids[i + 1] : NIL);
-        }
-        directory.publish(d, size, count == 0 ? NIL : ids[0], count, 1L << slot);
-        return new Named(d, directory.generation(d), name, size, ids);
-    }
-
-    /**
-     * Opens a named segment for this process and records that it holds it. Caller holds the lock.
-     *
-     * @param name the name
-     * @return the segment, or null if no live segment has the name
-     * @throws CorruptFileException if its directory entry or chain is unsound
-     */
-    public Named openNamed(String name) {
-        int d = directory.findLive(Directory.encode(name));
-        if (d < 0) {
-            return null;
-        }
-        int[] ids = readChain(d);
-        if (!readOnly) {
-            directory.setOpenMask(d, directory.openMask(d) | 1L << slot);
-        }
-        return new Named(d, directory.generation(d), name, directory.size(d), ids);
-    }
-
-    private int[] readChain(int d) {
-        int obtained = ledger.obtainedChunks();
-        directory.check(d, obtained, geometry.chunkSize);
-        int count = directory.chunkCount(d);
-        int owner = ChunkTableLayout.directoryOwner(d);
-        int[] ids = new int[count];
-        BitSet seen = new BitSet();
-        int c = directory.firstChunk(d);
-        for (int i = 0; i < count; i++) {
-            ledger.checkId(c, "link " + i + " of the chain of '" + directory.name(d) + "'");
-            if (seen.get(c) || meta.owner(c) != owner) {
-                throw PoolLayout.corrupt(where, "chunk " + c + " in the chain of '" + directory.name(d) + "'",
-                        seen.get(c) ? "met twice (a cycle)" : "owned by " + meta.owner(c), "owned once by " + owner);
-            }
-            seen.set(c);
-            ids[i] = c;
-            c = meta.next(c);
-        }
-        if (c != NIL) {
-            throw PoolLayout.corrupt(where, "end of the chain of '" + directory.name(d) + "'", c, "-1 after " + count
-                    + " chunks");
-        }
-        return ids;
-    }
-
-    /**
-     * This process closed its last handle on a named segment. Caller holds the lock. Frees the
-     * segment if it was deleted and no other process holds it.
-     *
-     * @param named the segment as opened
-     */
-    public void closedNamed(Named named) {
-        int d = named.slot();
-        if (directory.generation(d) != named.generation()) {
-            return;
-        }
-        int state = directory.state(d);
-        if (state != STATE_LIVE && state != STATE_DELETING) {
-            return;
-        }
-        long mask = directory.openMask(d) & ~(1L << slot);
-        directory.setOpenMask(d, mask);
-        if (state == STATE_DELETING && liveOnly(mask) == 0) {
-            tearDown(d);
-        }
-    }
-
-    /**
-     * Deletes a name. Caller holds the lock. The chunks go back now if no process holds the
-     * segment, else when the last one closes it.
-     *
-     * @param name the name
-     * @return whether it existed
-     */
-    public boolean deleteNamed(String name) {
-        int d = directory.findLive(Directory.encode(name));
-        if (d < 0) {
-            return false;
-        }
-        long mask = liveOnly(directory.openMask(d));
-        directory.setOpenMask(d, mask);
-        if (mask == 0) {
-            tearDown(d);
-        } else {
-            directory.setState(d, STATE_DELETING, slot);
-        }
-        return true;
-    }
-
-    private long liveOnly(long mask) {
-        long live = 0;
-        for (int s = 0; s < MAX_OWNERS; s++) {
-            if ((mask & (1L << s)) != 0 && (s == slot || owners.isLive(s))) {
-                live |= 1L << s;
-            }
-        }
-        return live;
-    }
-
-    // RESERVED first: if this process dies while giving the chunks back, recovery finishes the job.
-    private void tearDown(int d) {
-        int[] ids = readChain(d);
-        directory.setState(d, STATE_RESERVED, slot);
-        if (ids.length > 0) {
-            release(ids, ChunkTableLayout.directoryOwner(d));
-        }
-        directory.empty(d);
-    }
-
-    /** @return the names of the live named segments. Caller holds the lock. */
-    public List<String> names() {
-        return new ArrayList<>(directory.liveNames());
     }
 
     // ---- lifecycle ----------------------------------------------------------------------
