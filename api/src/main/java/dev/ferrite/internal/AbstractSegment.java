@@ -18,7 +18,8 @@ import java.util.Objects;
 
 /**
  * Every backend's segment handle: the one chunk walk (check, contiguous, in-chunk, straddling),
- * reference counting, closing, and every bulk operation, written once. A backend supplies only its
+ * reference counting, closing, and every bulk operation, written once (a range's hash and compares
+ * in {@link RangeReads}). A backend supplies only its
  * primitive loads and stores on a {@code (base, position)} pair of its {@link ChunkTable}: one line
  * each, all final, so that once the JIT knows the handle's class (from the user's call site) the
  * walk and the primitive inline into one access with no virtual call left.
@@ -83,15 +84,15 @@ public abstract class AbstractSegment extends SegmentPrimitives implements Segme
     }
 
     /** @return whether {@code [off, off + len)}, {@code len > 0}, lies in one chunk's memory (always, if the chunks are end to end) */
-    private boolean inOneChunk(long off, long len) {
+    final boolean inOneChunk(long off, long len) {
         return direct || (off >>> chunkShift) == ((off + len - 1) >>> chunkShift);
     }
 
-    private Object baseAt(long off) {
+    final Object baseAt(long off) {
         return direct ? directBase : bases[(int) (off >>> chunkShift)];
     }
 
-    private long posAt(long off) {
+    final long posAt(long off) {
         return direct ? directStart + off : positions[(int) (off >>> chunkShift)] + (off & chunkMask);
     }
 
@@ -450,116 +451,14 @@ public abstract class AbstractSegment extends SegmentPrimitives implements Segme
     @Override
     public final long hash64(long off, long len) {
         checkRange(off, len, false);
-        if (len == 0 || inOneChunk(off, len)) {
-            return hashInChunk(baseAt(off), posAt(off), len);
-        }
-        return hashAcrossChunks(off, len);
-    }
-
-    /**
-     * XXH64 of a range that lies in one chunk (a map entry, a key: nearly every call), read from one
-     * base without a walk per word; small enough for the JIT to inline into its caller.
-     */
-    private long hashInChunk(Object base, long pos, long len) {
-        long p = pos;
-        long end = pos + len;
-        long h;
-        if (len >= 32) {
-            long v1 = XxHash64.P1 + XxHash64.P2;
-            long v2 = XxHash64.P2;
-            long v3 = 0;
-            long v4 = -XxHash64.P1;
-            for (; p <= end - 32; p += 32) {
-                v1 = XxHash64.round(v1, loadLong(base, p));
-                v2 = XxHash64.round(v2, loadLong(base, p + 8));
-                v3 = XxHash64.round(v3, loadLong(base, p + 16));
-                v4 = XxHash64.round(v4, loadLong(base, p + 24));
-            }
-            h = XxHash64.converge(v1, v2, v3, v4);
-        } else {
-            h = XxHash64.P5;
-        }
-        h += len;
-        for (; p <= end - 8; p += 8) {
-            h = XxHash64.tailLong(h, loadLong(base, p));
-        }
-        if (p <= end - 4) {
-            h = XxHash64.tailInt(h, loadInt(base, p));
-            p += 4;
-        }
-        for (; p < end; p++) {
-            h = XxHash64.tailByte(h, loadByte(base, p));
-        }
-        return XxHash64.avalanche(h);
-    }
-
-    /** XXH64 of a range over a chunk boundary: each word through the walk. */
-    private long hashAcrossChunks(long off, long len) {
-        long p = off;
-        long end = off + len;
-        long h;
-        if (len >= 32) {
-            long v1 = XxHash64.P1 + XxHash64.P2;
-            long v2 = XxHash64.P2;
-            long v3 = 0;
-            long v4 = -XxHash64.P1;
-            for (; p <= end - 32; p += 32) {
-                v1 = XxHash64.round(v1, loadLongAt(p));
-                v2 = XxHash64.round(v2, loadLongAt(p + 8));
-                v3 = XxHash64.round(v3, loadLongAt(p + 16));
-                v4 = XxHash64.round(v4, loadLongAt(p + 24));
-            }
-            h = XxHash64.converge(v1, v2, v3, v4);
-        } else {
-            h = XxHash64.P5;
-        }
-        h += len;
-        for (; p <= end - 8; p += 8) {
-            h = XxHash64.tailLong(h, loadLongAt(p));
-        }
-        if (p <= end - 4) {
-            h = XxHash64.tailInt(h, loadIntAt(p));
-            p += 4;
-        }
-        for (; p < end; p++) {
-            h = XxHash64.tailByte(h, loadByte(baseAt(p), posAt(p)));
-        }
-        return XxHash64.avalanche(h);
+        return RangeReads.hash64(this, off, len);
     }
 
     @Override
     public final long mismatch(long off, byte[] other, int otherOff, int len) {
         checkRange(off, len, false);
         checkArray(other.length, otherOff, len);
-        return mismatchAt(off, other, otherOff, len);
-    }
-
-    /** The walk of {@link #mismatch(long, byte[], int, int)} without its checks: for a caller that checked already. */
-    final long mismatchAt(long off, byte[] other, int otherOff, int len) {
-        if (len >= 8) {
-            // The first eight bytes, the middle ones eight a step, then eight ending at len (they may
-            // overlap the step before, whose bytes were equal): a key of 8 to 16 bytes takes two
-            // compares and no loop, and no length of eight or more a byte-wise tail.
-            long diff = loadLongAt(off) ^ (long) LONGS_LE.get(other, otherOff);
-            if (diff != 0) {
-                return Long.numberOfTrailingZeros(diff) >>> 3;
-            }
-            int last = len - 8;
-            for (int i = 8; i < last; i += 8) {
-                diff = loadLongAt(off + i) ^ (long) LONGS_LE.get(other, otherOff + i);
-                if (diff != 0) {
-                    return i + (Long.numberOfTrailingZeros(diff) >>> 3);
-                }
-            }
-            diff = loadLongAt(off + last) ^ (long) LONGS_LE.get(other, otherOff + last);
-            return diff == 0 ? -1 : last + (Long.numberOfTrailingZeros(diff) >>> 3);
-        }
-        for (int i = 0; i < len; i++) {
-            if (loadByte(baseAt(off + i), posAt(off + i)) != other[otherOff + i]) {
-                return i;
-            }
-        }
-        return -1;
+        return RangeReads.mismatch(this, off, other, otherOff, len);
     }
 
     @Override
@@ -569,23 +468,8 @@ public abstract class AbstractSegment extends SegmentPrimitives implements Segme
             throw new FerriteException("mismatch compares Ferrite segments only, not " + other.getClass().getName());
         }
         o.checkRange(otherOff, len, false);
-        long i = 0;
-        for (; i <= len - 8; i += 8) {
-            long diff = loadLongAt(off + i) ^ o.loadLongAt(otherOff + i);
-            if (diff != 0) {
-                return i + (Long.numberOfTrailingZeros(diff) >>> 3);
-            }
-        }
-        for (; i < len; i++) {
-            if (loadByte(baseAt(off + i), posAt(off + i)) != o.loadByte(o.baseAt(otherOff + i), o.posAt(otherOff + i))) {
-                return i;
-            }
-        }
-        return -1;
+        return RangeReads.mismatch(this, off, o, otherOff, len);
     }
-
-    private static final java.lang.invoke.VarHandle LONGS_LE = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
-            long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
 
     private void copyArray(long off, Object array, int index, int count, boolean out) {
         if (direct) {

@@ -70,6 +70,6 @@ public final class UncheckedAccess {
      * @return the index of the first byte that differs, or -1 if all {@code len} are equal
      */
     public static long mismatch(AbstractSegment segment, long off, byte[] other, int otherOff, int len) {
-        return segment.mismatchAt(off, other, otherOff, len);
+        return RangeReads.mismatch(segment, off, other, otherOff, len);
     }
 }
