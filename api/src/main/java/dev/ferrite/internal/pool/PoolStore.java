@@ -28,8 +28,8 @@ import java.util.function.Supplier;
 /**
  * A pool file and everything about it that lives in the file: the header, the owner table, the
  * directory of named segments ({@link NamedSegments}), the chunk table with its free stack, and the
- * data extents mapped into this process. Several processes (and several {@code PoolStore}s in one process) may have
- * one file open at once; each holds an owner slot.
+ * data extents mapped into this process. Several processes (and several {@code PoolStore}s in one
+ * process) may have one file open at once; each holds an owner slot.
  *
  * <p>Unnamed allocations and frees are lock-free (CAS on the free stack and on owner codes);
  * named segments, extent growth and recovery take the meta lock, which a dead holder cannot keep.
@@ -239,7 +239,7 @@ public final class PoolStore {
         return ledger.used();
     }
 
-    /** @return the named segments: every method of it is called holding the meta lock ({@link #withLock}) */
+    /** @return the pool's named segments, whose methods a writable store calls holding the meta lock ({@link #withLock}) */
     public NamedSegments named() {
         return named;
     }
