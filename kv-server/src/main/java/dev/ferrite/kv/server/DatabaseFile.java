@@ -2,7 +2,6 @@ package dev.ferrite.kv.server;
 
 import dev.ferrite.FerriteException;
 import dev.ferrite.kv.FerriteMap;
-import dev.ferrite.kv.FerriteMapBuilder;
 
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicLong;
@@ -103,10 +102,10 @@ final class DatabaseFile implements AutoCloseable {
                 map = null;
                 name = null;
                 if (old != null) {
-                    Databases.closeMap(old);
+                    DatabaseMaps.close(old);
                 }
                 if (named != null) {
-                    map = Databases.openMap(directory.file(named), backend);
+                    map = DatabaseMaps.open(directory.file(named), backend);
                     name = named;
                 }
             }
@@ -121,9 +120,7 @@ final class DatabaseFile implements AutoCloseable {
         Path made = directory.file("door-" + ProcessHandle.current().pid() + "-" + MADE.incrementAndGet()
                 + DataDirectory.SUFFIX + DataDirectory.IN_PROGRESS); // a server starting meanwhile deletes it
         directory.drop(made);
-        try (FerriteMap<byte[], byte[]> fresh = builder(made).create()) {
-            fresh.force();
-        }
+        DatabaseMaps.makeEmpty(made, backend);
         store.locked(() -> {
             var manifest = directory.readManifest();
             if (manifest.containsKey(index)) {
@@ -140,10 +137,6 @@ final class DatabaseFile implements AutoCloseable {
         follow();
     }
 
-    private FerriteMapBuilder<byte[], byte[]> builder(Path file) {
-        return Databases.builder(file, backend);
-    }
-
     @Override
     public String toString() {
         return "database " + index + " of " + directory.path();
@@ -156,7 +149,7 @@ final class DatabaseFile implements AutoCloseable {
             if (!closed) {
                 closed = true;
                 if (map != null) {
-                    Databases.closeMap(map);
+                    DatabaseMaps.close(map);
                 }
                 map = null;
             }

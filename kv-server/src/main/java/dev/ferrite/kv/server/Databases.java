@@ -1,29 +1,18 @@
 package dev.ferrite.kv.server;
 
-import dev.ferrite.ChunkPool;
-import dev.ferrite.Ferrite;
 import dev.ferrite.FerriteException;
-import dev.ferrite.PoolSpec;
-import dev.ferrite.kv.Codec;
 import dev.ferrite.kv.FerriteMap;
-import dev.ferrite.kv.FerriteMapBuilder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Consumer;
 
 /**
@@ -39,10 +28,11 @@ import java.util.function.Consumer;
  * dropped files are deleted after); the next write to a flushed database makes it anew. A dropped
  * map is closed once every event loop has finished the command it was running
  * ({@link #retireAfter}), and background threads reach maps through {@link #withOpen}, so nothing
- * touches a closed map.
+ * touches a closed map ({@link RetiredMaps}).
  *
  * <p>Making a map takes some hundred milliseconds: an event loop asks {@link #getOrCreateLater},
- * which makes it on the creator thread, so that the loop's other connections are not held up.
+ * which makes it on the creator thread ({@link DatabaseCreator}), so that the loop's other
+ * connections are not held up.
  * After a flush one spare is made ahead, so that the flushed database, written again, takes only a
  * rename; a server that never flushes keeps no spare.
  * Thread-safe.
@@ -52,24 +42,6 @@ final class Databases implements AutoCloseable {
     /** Number of databases, as Redis's default {@code databases 16}. */
     static final int COUNT = 16;
 
-    /**
-     * Sections of a new database's map. A map grows section by section, and the event loop that
-     * runs a write waits while its section grows: with 256 sections a step copies a 256th of the
-     * keys, where the map's own default for a size it is not told (16 sections) copies a 16th.
-     * Measured inserting 5M keys of 20 B with 100 B values into a file map in-process: the longest
-     * put 35-40 ms instead of 125 ms, all puts 5.5-5.7 s instead of 7.4-8.5 s.
-     */
-    static final int SECTIONS = 256;
-
-    /**
-     * Chunk size of a database's pool. A new map writes the first page of each section, and Linux
-     * reads ahead around a page fault of a mapped file: on ext4 with 8 MiB read-ahead, writeback
-     * then allocates the whole large folio read around each written page. With 64 KiB chunks the
-     * 256 sections start in 16 MiB and an empty database costs about 7 MB of disk; with 1 MiB
-     * chunks it cost 227 MB.
-     */
-    static final long CHUNK_SIZE = 64 << 10;
-
     private static final Logger LOG = LoggerFactory.getLogger(Databases.class);
 
     private final DataDirectory directory;
@@ -78,22 +50,10 @@ final class Databases implements AutoCloseable {
     private final AtomicReferenceArray<FerriteMap<byte[], byte[]>> maps = new AtomicReferenceArray<>(COUNT);
     /** Each database's file name, as in the manifest, or null; guarded by this object's lock. */
     private final String[] names = new String[COUNT];
-    /** Per database, the creation running on the creator thread, or null; guarded by itself. */
-    private final List<CompletableFuture<Void>> creations = new ArrayList<>(Collections.nCopies(COUNT, null));
-    /** Makes databases and spares off the event loops; its thread starts with the first task. */
-    private final ExecutorService creator = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "ferrite-db-create");
-        t.setDaemon(true);
-        return t;
-    });
-    /** Serializes the making of the spare. */
-    private final Object spareLock = new Object();
-    /** Background threads hold its read lock while they use a map; a dropped map is closed under its write lock. */
-    private final ReentrantReadWriteLock background = new ReentrantReadWriteLock();
-    /** Maps dropped from {@link #maps} and not closed yet; guarded by {@link #background}'s write lock. */
-    private final List<FerriteMap<byte[], byte[]>> retired = new ArrayList<>();
-    /** Runs a task once every event loop has finished what it was running; by default at once. */
-    private volatile Consumer<Runnable> retirement = Runnable::run;
+    /** Makes databases and the spare, and closes dropped maps, off the event loops. */
+    private final DatabaseCreator creator;
+    /** Dropped maps, closed once no command or background thread can be using them. */
+    private final RetiredMaps retired;
     /** Run on the creator thread before each creation: a test's hook to hold a creation back. */
     volatile Runnable beforeCreation = () -> { };
     private volatile boolean closed;
@@ -115,6 +75,8 @@ final class Databases implements AutoCloseable {
     Databases(Path directory, String backend) {
         this.directory = new DataDirectory(directory);
         this.backend = backend;
+        this.creator = new DatabaseCreator(this.directory, backend);
+        this.retired = new RetiredMaps(creator);
         this.directory.lock();
         try {
             collections = new CollectionStore(this.directory, backend);
@@ -142,7 +104,7 @@ final class Databases implements AutoCloseable {
      *                       when asked (the server's worker group); dropped maps are closed then
      */
     void retireAfter(Consumer<Runnable> afterEveryLoop) {
-        this.retirement = afterEveryLoop;
+        retired.afterEveryLoop(afterEveryLoop);
     }
 
     /** @return whether {@link #close} was called */
@@ -225,7 +187,7 @@ final class Databases implements AutoCloseable {
         }
         directory.readManifest().forEach((index, name) -> {
             if (names[index] == null && maps.get(index) == null) {
-                maps.set(index, openMap(directory.file(name), backend));
+                maps.set(index, DatabaseMaps.open(directory.file(name), backend));
                 names[index] = name;
                 LOG.info("database {} made by another process: {}", index, directory.file(name));
             }
@@ -246,37 +208,11 @@ final class Databases implements AutoCloseable {
         if (map != null) {
             return map;
         }
-        CompletableFuture<Void> ready;
-        synchronized (creations) {
-            map = maps.get(index);
-            if (map != null) {
-                return map;
-            }
-            ready = creations.get(index);
-            if (ready == null) {
-                CompletableFuture<Void> f = new CompletableFuture<>();
-                creations.set(index, f); // cleared by the task, which needs this lock to do so
-                ready = f;
-                try {
-                    creator.execute(() -> {
-                        try {
-                            beforeCreation.run();
-                            get(index);
-                            f.complete(null);
-                        } catch (Throwable t) {
-                            f.completeExceptionally(t);
-                        } finally {
-                            synchronized (creations) {
-                                creations.set(index, null);
-                            }
-                        }
-                    });
-                } catch (RejectedExecutionException e) {
-                    creations.set(index, null);
-                    throw new FerriteException("the server's databases are closed");
-                }
-            }
-        }
+        // a creation that ended since opened() read the map starts another, which finds it at once
+        CompletableFuture<Void> ready = creator.creation(index, () -> {
+            beforeCreation.run();
+            get(index);
+        });
         throw new DatabaseCreating(index, ready);
     }
 
@@ -291,15 +227,7 @@ final class Databases implements AutoCloseable {
      */
     void withOpen(int index, Consumer<FerriteMap<byte[], byte[]>> use) {
         opened(index); // adopts a database another process made, outside the read lock (lock order)
-        background.readLock().lock();
-        try {
-            FerriteMap<byte[], byte[]> map = maps.get(index);
-            if (map != null) {
-                use.accept(map);
-            }
-        } finally {
-            background.readLock().unlock();
-        }
+        retired.use(() -> maps.get(index), use);
     }
 
     private FerriteMap<byte[], byte[]> open(int index) {
@@ -313,7 +241,7 @@ final class Databases implements AutoCloseable {
                 }
                 if (names[index] != null) {
                     long start = System.nanoTime();
-                    map = openMap(directory.file(names[index]), backend);
+                    map = DatabaseMaps.open(directory.file(names[index]), backend);
                     maps.set(index, map);
                     LOG.info("database {} opened in {} ms: {} keys, {}", index, (System.nanoTime() - start) / 1_000_000,
                             map.longSize(), directory.file(names[index]));
@@ -326,7 +254,7 @@ final class Databases implements AutoCloseable {
                     return made;
                 }
             }
-            makeSpare(); // outside the locks: the event loops' flushes and lookups go on meanwhile
+            creator.makeSpare(); // outside the locks: the event loops' flushes and lookups go on meanwhile
         }
     }
 
@@ -348,12 +276,12 @@ final class Databases implements AutoCloseable {
         long start = System.nanoTime();
         directory.publish(directory.spare(), file);
         try {
-            map = openMap(file, backend);
+            map = DatabaseMaps.open(file, backend);
             names[index] = name;
             writeManifest();
         } catch (RuntimeException e) {
             if (map != null) {
-                closeMap(map);
+                DatabaseMaps.close(map);
             }
             names[index] = null;
             directory.drop(file);
@@ -384,80 +312,6 @@ final class Databases implements AutoCloseable {
         directory.writeManifest(manifest);
         collections.manifestChanged();
         seenGeneration = collections.manifestGeneration();
-    }
-
-    private FerriteMapBuilder<byte[], byte[]> builder(Path file) {
-        return builder(file, backend);
-    }
-
-    /**
-     * @param backend the Ferrite backend, or null for the default
-     * @return the builder of a database's map in {@code file}, as every process that makes one uses it
-     *         ({@link #openMap} opens one)
-     */
-    static FerriteMapBuilder<byte[], byte[]> builder(Path file, String backend) {
-        var b = FerriteMap.builder(Codec.bytes(), Codec.bytes()).file(file).sections(SECTIONS).chunkSize(CHUNK_SIZE);
-        return backend == null ? b : b.backend(backend);
-    }
-
-    /**
-     * Opens a database's map over a pool of the caller's own, which {@link #closeMap} closes after
-     * the map: called when no command uses the map, that unmaps its memory at once, and a dropped
-     * database's deleted file gives its disk back then (a map closing a pool it made itself leaves
-     * the memory mapped until the collector runs, for threads that may still be reading it).
-     *
-     * @param backend the Ferrite backend, or null for the default
-     * @return the open map
-     */
-    static FerriteMap<byte[], byte[]> openMap(Path file, String backend) {
-        ChunkPool pool = (backend == null ? Ferrite.backend() : Ferrite.backend(backend)).openPool(PoolSpec.file(file).build());
-        try {
-            return FerriteMap.builder(Codec.bytes(), Codec.bytes()).pool(pool, FerriteMapBuilder.DEFAULT_NAME).open();
-        } catch (RuntimeException | Error e) {
-            pool.close();
-            throw e;
-        }
-    }
-
-    /** Closes a map {@link #openMap} opened, then its pool; no command may be using it. */
-    static void closeMap(FerriteMap<byte[], byte[]> map) {
-        try {
-            map.close();
-        } finally {
-            map.pool().close();
-        }
-    }
-
-    /** Makes the spare if there is none: whole under a temporary name, then renamed. */
-    private void makeSpare() {
-        synchronized (spareLock) {
-            Path spare = directory.spare();
-            if (Files.exists(spare)) {
-                return;
-            }
-            Path made = DataDirectory.inProgress(spare);
-            directory.drop(made);
-            long start = System.nanoTime();
-            try (FerriteMap<byte[], byte[]> map = builder(made).create()) {
-                map.force();
-            }
-            directory.publish(made, spare);
-            LOG.debug("spare database made in {} ms", (System.nanoTime() - start) / 1_000_000);
-        }
-    }
-
-    private void makeSpareLater() {
-        try {
-            creator.execute(() -> {
-                try {
-                    makeSpare();
-                } catch (RuntimeException e) {
-                    LOG.warn("cannot make a spare database ahead; the next new database is made when needed", e);
-                }
-            });
-        } catch (RejectedExecutionException closing) {
-            // the server is stopping
-        }
     }
 
     /**
@@ -503,8 +357,8 @@ final class Databases implements AutoCloseable {
         }
         writeManifest();
         files.forEach(directory::drop);
-        retire(dropped);
-        makeSpareLater(); // a flushed database is written again soon, as a rule: it is made in a rename then
+        retired.retire(dropped);
+        creator.makeSpareLater(); // a flushed database is written again soon, as a rule: it is made in a rename then
     }
 
     /**
@@ -530,40 +384,6 @@ final class Databases implements AutoCloseable {
         maps.set(b, map);
     }
 
-    /** Closes dropped maps once no event loop can be running a command on them. */
-    private void retire(List<FerriteMap<byte[], byte[]>> dropped) {
-        background.writeLock().lock();
-        try {
-            retired.addAll(dropped);
-        } finally {
-            background.writeLock().unlock();
-        }
-        Runnable closeNow = () -> {
-            background.writeLock().lock();
-            try {
-                for (FerriteMap<byte[], byte[]> map : dropped) {
-                    if (retired.remove(map)) {
-                        closeMap(map);
-                    }
-                }
-            } finally {
-                background.writeLock().unlock();
-            }
-        };
-        Runnable close = () -> { // off the event loop: the write lock waits for the background threads
-            try {
-                creator.execute(closeNow);
-            } catch (RejectedExecutionException stopping) {
-                closeNow.run();
-            }
-        };
-        try {
-            retirement.accept(close);
-        } catch (RejectedExecutionException stopping) {
-            // the event loops are stopping: close() closes what is left
-        }
-    }
-
     /**
      * Closes every open database and gives the directory up; later calls of {@link #get} throw.
      * Idempotent. Called once no connection is served any more (a command still running on a map
@@ -571,36 +391,26 @@ final class Databases implements AutoCloseable {
      */
     @Override
     public void close() {
-        creator.shutdown(); // a creation still queued finds the databases closed
-        try {
-            creator.awaitTermination(30, TimeUnit.SECONDS); // a map being made is finished, not cut off
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        creator.close(); // a map being made is finished, not cut off
         synchronized (this) {
             if (closed) {
                 return;
             }
             closed = true;
-            background.writeLock().lock();
-            try {
+            retired.closeAll(() -> {
                 for (int i = 0; i < COUNT; i++) {
                     FerriteMap<byte[], byte[]> map = maps.getAndSet(i, null);
                     if (map != null) {
-                        closeMap(map);
+                        DatabaseMaps.close(map);
                     }
                 }
-                retired.forEach(Databases::closeMap);
-                retired.clear();
                 if (journal != null) {
                     journal.close();
                 }
                 if (collections != null) {
                     collections.close();
                 }
-            } finally {
-                background.writeLock().unlock();
-            }
+            });
             directory.close();
         }
     }

@@ -23,12 +23,12 @@ class DatabasesTest {
         byte[] value = "v".getBytes(StandardCharsets.UTF_8);
         try (Databases dbs = new Databases(dir, "unsafe")) {
             FerriteMap<byte[], byte[]> db3 = dbs.get(3);
-            assertEquals(Databases.SECTIONS, db3.stats().sections());
+            assertEquals(DatabaseMaps.SECTIONS, db3.stats().sections());
             db3.putBytes(key, value);
         }
         assertEquals("3 map-1.ferrite", Files.readString(dir.resolve("databases")).strip());
         try (Databases dbs = new Databases(dir, "unsafe")) {
-            assertEquals(Databases.SECTIONS, dbs.ifOpen(3).stats().sections(), "opened at start, as it exists");
+            assertEquals(DatabaseMaps.SECTIONS, dbs.ifOpen(3).stats().sections(), "opened at start, as it exists");
             assertArrayEquals(value, dbs.get(3).getBytes(key));
             assertEquals(null, dbs.ifOpen(0), "a database nobody used is not made");
         }
