@@ -18,11 +18,12 @@ import java.util.Objects;
 
 /**
  * Every backend's segment handle: the one chunk walk (check, contiguous, in-chunk, straddling),
- * reference counting, closing, and every bulk operation, written once (a range's hash and compares
- * in {@link RangeReads}). A backend supplies only its
- * primitive loads and stores on a {@code (base, position)} pair of its {@link ChunkTable}: one line
- * each, all final, so that once the JIT knows the handle's class (from the user's call site) the
- * walk and the primitive inline into one access with no virtual call left.
+ * reference counting and closing, with every bulk operation's checks; the bulk operations
+ * themselves are written once, a range's hash and compares in {@link RangeReads}, its copies and
+ * fills in {@link RangeCopies}. A backend supplies only its primitive loads and stores on a
+ * {@code (base, position)} pair of its {@link ChunkTable}: one line each, all final, so that once
+ * the JIT knows the handle's class (from the user's call site) the walk and the primitive inline
+ * into one access with no virtual call left.
  *
  * <p>Checks ({@link Checks#ENABLED}): one overflow-proof range check against {@link #limit}, which
  * is -1 once the handle is closed (closing a pool closes its handles), so a single compare also
@@ -86,6 +87,16 @@ public abstract class AbstractSegment extends SegmentPrimitives implements Segme
     /** @return whether {@code [off, off + len)}, {@code len > 0}, lies in one chunk's memory (always, if the chunks are end to end) */
     final boolean inOneChunk(long off, long len) {
         return direct || (off >>> chunkShift) == ((off + len - 1) >>> chunkShift);
+    }
+
+    /** @return whether the segment's chunks lie end to end in one memory: every range is in one chunk */
+    final boolean contiguous() {
+        return direct;
+    }
+
+    /** @return bytes from {@code off} to the end of its chunk */
+    final long bytesLeftInChunk(long off) {
+        return chunkSize - (off & chunkMask);
     }
 
     final Object baseAt(long off) {
@@ -351,7 +362,7 @@ public abstract class AbstractSegment extends SegmentPrimitives implements Segme
     }
 
     // A value across a chunk boundary, byte by byte little-endian: the rare slow path, already checked.
-    private long loadStraddling(long off, int width) {
+    final long loadStraddling(long off, int width) {
         long v = 0;
         for (int i = width - 1; i >= 0; i--) {
             v = (v << 8) | (loadByte(baseAt(off + i), posAt(off + i)) & 0xFF);
@@ -359,7 +370,7 @@ public abstract class AbstractSegment extends SegmentPrimitives implements Segme
         return v;
     }
 
-    private void storeStraddling(long off, long v, int width) {
+    final void storeStraddling(long off, long v, int width) {
         for (int i = 0; i < width; i++) {
             storeByte(baseAt(off + i), posAt(off + i), (byte) (v >>> (8 * i)));
         }
@@ -429,7 +440,8 @@ public abstract class AbstractSegment extends SegmentPrimitives implements Segme
 
     // ---- regions and bulk operations, chunk by chunk -------------------------------------------
 
-    private ChunkRegion regionAt(long off, long maxLen) {
+    /** @return the region from {@code off} (checked by the caller) to its chunk's end, or of {@code maxLen} bytes if shorter */
+    final ChunkRegion regionAt(long off, long maxLen) {
         int chunk = (int) (off >>> chunkShift);
         int inChunk = (int) (off & chunkMask);
         int len = (int) Math.min(maxLen, chunkSize - inChunk);
@@ -471,95 +483,46 @@ public abstract class AbstractSegment extends SegmentPrimitives implements Segme
         return RangeReads.mismatch(this, off, o, otherOff, len);
     }
 
-    private void copyArray(long off, Object array, int index, int count, boolean out) {
-        if (direct) {
-            // Chunks end to end: one copy, no chunk arithmetic (the range was checked by the caller).
-            if (out) {
-                copyToArray(directBase, directStart + off, array, index, count);
-            } else {
-                copyFromArray(array, index, count, directBase, directStart + off);
-            }
-            return;
-        }
-        int shift = elementShift(array);
-        while (count > 0) {
-            int inChunk = (int) (off & chunkMask);
-            int whole = (int) Math.min(count, (chunkSize - inChunk) >>> shift);
-            if (whole == 0) {
-                // An 8-byte element across a chunk boundary (an offset not a multiple of 8).
-                if (out) {
-                    setElementBits(array, index, loadStraddling(off, 8));
-                } else {
-                    storeStraddling(off, elementBits(array, index), 8);
-                }
-                whole = 1;
-            } else {
-                int chunk = (int) (off >>> chunkShift);
-                long pos = positions[chunk] + inChunk;
-                if (out) {
-                    copyToArray(bases[chunk], pos, array, index, whole);
-                } else {
-                    copyFromArray(array, index, whole, bases[chunk], pos);
-                }
-            }
-            off += (long) whole << shift;
-            index += whole;
-            count -= whole;
-        }
-    }
-
-    private static void setElementBits(Object array, int index, long bits) {
-        if (array instanceof double[]) {
-            ((double[]) array)[index] = Double.longBitsToDouble(bits);
-        } else {
-            ((long[]) array)[index] = bits;
-        }
-    }
-
-    private static long elementBits(Object array, int index) {
-        return array instanceof double[] ? Double.doubleToRawLongBits(((double[]) array)[index]) : ((long[]) array)[index];
-    }
-
     @Override
     public final void copyTo(long off, byte[] dst, int dstOff, int len) {
         checkRange(off, len, false);
         checkArray(dst.length, dstOff, len);
-        copyArray(off, dst, dstOff, len, true);
+        RangeCopies.copyArray(this, off, dst, dstOff, len, true);
     }
 
     @Override
     public final void copyFrom(byte[] src, int srcOff, long off, int len) {
         checkRange(off, len, true);
         checkArray(src.length, srcOff, len);
-        copyArray(off, src, srcOff, len, false);
+        RangeCopies.copyArray(this, off, src, srcOff, len, false);
     }
 
     @Override
     public final void copyTo(long off, double[] dst, int dstOff, int count) {
         checkRange(off, 8L * count, false);
         checkArray(dst.length, dstOff, count);
-        copyArray(off, dst, dstOff, count, true);
+        RangeCopies.copyArray(this, off, dst, dstOff, count, true);
     }
 
     @Override
     public final void copyFrom(double[] src, int srcOff, long off, int count) {
         checkRange(off, 8L * count, true);
         checkArray(src.length, srcOff, count);
-        copyArray(off, src, srcOff, count, false);
+        RangeCopies.copyArray(this, off, src, srcOff, count, false);
     }
 
     @Override
     public final void copyTo(long off, long[] dst, int dstOff, int count) {
         checkRange(off, 8L * count, false);
         checkArray(dst.length, dstOff, count);
-        copyArray(off, dst, dstOff, count, true);
+        RangeCopies.copyArray(this, off, dst, dstOff, count, true);
     }
 
     @Override
     public final void copyFrom(long[] src, int srcOff, long off, int count) {
         checkRange(off, 8L * count, true);
         checkArray(src.length, srcOff, count);
-        copyArray(off, src, srcOff, count, false);
+        RangeCopies.copyArray(this, off, src, srcOff, count, false);
     }
 
     @Override
@@ -569,30 +532,13 @@ public abstract class AbstractSegment extends SegmentPrimitives implements Segme
         if (dst.isReadOnly()) {
             throw new FerriteException("cannot copy " + len + " bytes into a read-only ByteBuffer");
         }
-        while (len > 0) {
-            ChunkRegion r = regionAt(off, len);
-            dst.put(r.asByteBuffer());
-            off += r.length();
-            len -= r.length();
-        }
+        RangeCopies.copyTo(this, off, dst);
     }
 
     @Override
     public final void copyFrom(ByteBuffer src, long off) {
-        long len = src.remaining();
-        checkRange(off, len, true);
-        int limitBefore = src.limit();
-        try {
-            while (len > 0) {
-                ChunkRegion r = regionAt(off, len);
-                src.limit(src.position() + r.length());
-                r.asByteBuffer().put(src);
-                off += r.length();
-                len -= r.length();
-            }
-        } finally {
-            src.limit(limitBefore);
-        }
+        checkRange(off, src.remaining(), true);
+        RangeCopies.copyFrom(this, src, off);
     }
 
     @Override
@@ -608,58 +554,13 @@ public abstract class AbstractSegment extends SegmentPrimitives implements Segme
                         + " is outside a segment of " + dst.size() + " bytes");
             }
         }
-        if (len > 0 && len <= Integer.MAX_VALUE && dst.getClass() == getClass()) {
-            // Both ranges in one chunk each (a map entry, an undo record: nearly every call): one
-            // copy, which overlapping ranges survive as they do System.arraycopy.
-            AbstractSegment d = (AbstractSegment) dst;
-            if (inOneChunk(off, len) && d.inOneChunk(dstOff, len)) {
-                copyMemory(baseAt(off), posAt(off), d.baseAt(dstOff), d.posAt(dstOff), (int) len);
-                return;
-            }
-        }
-        boolean sameMemory = dst instanceof AbstractSegment && ((AbstractSegment) dst).memory == memory;
-        if (sameMemory && dstOff > off && dstOff < off + len) {
-            copyBackward(off, dst, dstOff, len);
-            return;
-        }
-        while (len > 0) {
-            ChunkRegion src = regionAt(off, len);
-            int at = 0;
-            for (Region d : dst.regions(dstOff, src.length())) {
-                src.copyTo(at, d, 0, d.length());
-                at += d.length();
-            }
-            off += src.length();
-            dstOff += src.length();
-            len -= src.length();
-        }
-    }
-
-    // Overlapping across chunks with the destination ahead of the source: copy from the end
-    // through a buffer, so every byte is read before the copy overwrites it.
-    private void copyBackward(long off, Segment dst, long dstOff, long len) {
-        byte[] buffer = new byte[(int) Math.min(len, 1 << 16)];
-        long remaining = len;
-        while (remaining > 0) {
-            int n = (int) Math.min(remaining, buffer.length);
-            remaining -= n;
-            copyTo(off + remaining, buffer, 0, n);
-            dst.copyFrom(buffer, 0, dstOff + remaining, n);
-        }
+        RangeCopies.copyTo(this, off, dst, dstOff, len);
     }
 
     @Override
     public final void fill(long off, long len, byte value) {
         checkRange(off, len, true);
-        // Straight from the chunk table: no region object (nor, on bytebuffer, a slice) per chunk.
-        while (len > 0) {
-            int chunk = (int) (off >>> chunkShift);
-            int inChunk = (int) (off & chunkMask);
-            int n = (int) Math.min(len, chunkSize - inChunk);
-            fillMemory(bases[chunk], positions[chunk] + inChunk, n, value);
-            off += n;
-            len -= n;
-        }
+        RangeCopies.fill(this, off, len, value);
     }
 
     @Override
