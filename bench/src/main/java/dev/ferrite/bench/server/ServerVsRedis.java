@@ -1,7 +1,7 @@
 package dev.ferrite.bench.server;
 
 import dev.ferrite.bench.JvmFlags;
-import dev.ferrite.kv.server.KvServer;
+import dev.ferrite.kv.server.KvServerBuilder;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -120,7 +120,7 @@ public final class ServerVsRedis {
      * The busy-poll window of the labelled variant {@link #busyPollVariant} runs beside Ferrite with
      * its defaults (no polling, as Redis), unless the bench's {@code --busy-poll} says otherwise (0: no variant).
      */
-    static final int DEFAULT_BUSY_POLL_MICROS = KvServer.Builder.SUGGESTED_BUSY_POLL_MICROS;
+    static final int DEFAULT_BUSY_POLL_MICROS = KvServerBuilder.SUGGESTED_BUSY_POLL_MICROS;
 
     /** @return the report's name of Ferrite run with a busy-poll window of {@code micros} */
     static String busyPollVariant(int micros) {
@@ -206,7 +206,7 @@ public final class ServerVsRedis {
         int window = results.busyPollMicros;
         try (ServerProcess redis = ServerProcess.start("Redis", 0, redisCommand, work.resolve("redis.log"));
              ServerProcess ferrite = ServerProcess.start("Ferrite", 0,
-                     ferriteCommand(mkdir(ferriteData), mode.ferriteFsync(), KvServer.Builder.DEFAULT_BUSY_POLL_MICROS),
+                     ferriteCommand(mkdir(ferriteData), mode.ferriteFsync(), KvServerBuilder.DEFAULT_BUSY_POLL_MICROS),
                      work.resolve("ferrite.log"));
              ServerProcess polling = window == 0 ? null : ServerProcess.start(busyPollVariant(window), 0,
                      ferriteCommand(mkdir(Path.of(ferriteData + "-polling")), mode.ferriteFsync(), window),

@@ -36,7 +36,7 @@ final class ServerOptions {
             new Flag("maxclients", "10000", "most connections at once, RESP and HTTP together"),
             new Flag("timeout", "0", "seconds an idle connection is kept (0: forever)"),
             new Flag("threads", "one per core", "event-loop threads"),
-            new Flag("busy-poll", Integer.toString(KvServer.Builder.DEFAULT_BUSY_POLL_MICROS), "µs an idle event loop keeps polling before it sleeps (0 to 10000; 50 suits"
+            new Flag("busy-poll", Integer.toString(KvServerBuilder.DEFAULT_BUSY_POLL_MICROS), "µs an idle event loop keeps polling before it sleeps (0 to 10000; 50 suits"
                     + " clients that send without pause)"),
             new Flag("max-output-buffer", "536870912", "bytes of replies a client may leave unread before it is"
                     + " disconnected"),
@@ -83,7 +83,7 @@ final class ServerOptions {
      * @return a builder with every setting applied (the runnable defaults where none is given)
      * @throws FerriteException naming the flag, line or value that is wrong
      */
-    static KvServer.Builder parse(String[] args) {
+    static KvServerBuilder parse(String[] args) {
         Map<String, String> flags = new LinkedHashMap<>();
         for (int i = 0; i < args.length; i++) {
             String flag = args[i];
@@ -101,7 +101,7 @@ final class ServerOptions {
         }
         settings.putAll(flags);
         settings.remove("config");
-        KvServer.Builder b = KvServer.builder().httpPort(DEFAULT_HTTP_PORT).lowPriorityFsync(true);
+        KvServerBuilder b = KvServer.builder().httpPort(DEFAULT_HTTP_PORT).lowPriorityFsync(true);
         ServerLimits d = ServerLimits.DEFAULTS;
         int bulk = d.maxBulkBytes();
         int arguments = d.maxArguments();

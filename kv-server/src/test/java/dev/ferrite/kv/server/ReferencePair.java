@@ -35,7 +35,7 @@ final class ReferencePair implements AutoCloseable {
     static ReferencePair start(Path dir, String password) throws Exception {
         RealRedis redis = RealRedis.start(dir, password);
         try {
-            KvServer.Builder ferrite = KvServer.builder().port(0).dataDirectory(dir.resolve("ferrite"));
+            KvServerBuilder ferrite = KvServer.builder().port(0).dataDirectory(dir.resolve("ferrite"));
             if (password != null) {
                 ferrite.requirePassword(password);
             }

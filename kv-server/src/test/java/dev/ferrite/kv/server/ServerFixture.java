@@ -36,7 +36,7 @@ abstract class ServerFixture {
      *               the data directory already
      * @return the server, also in {@link #server}
      */
-    KvServer startServer(UnaryOperator<KvServer.Builder> config) {
+    KvServer startServer(UnaryOperator<KvServerBuilder> config) {
         server = config.apply(KvServer.builder().port(0).dataDirectory(data)).start();
         return server;
     }

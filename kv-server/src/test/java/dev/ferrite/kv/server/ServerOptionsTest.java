@@ -70,7 +70,7 @@ class ServerOptionsTest {
         for (String name : ServerOptions.NAMES) {
             assertTrue(help.contains("--" + name + " "), name + " in\n" + help);
         }
-        assertTrue(help.contains("--busy-poll") && help.contains("(default: " + KvServer.Builder.DEFAULT_BUSY_POLL_MICROS + ")"));
+        assertTrue(help.contains("--busy-poll") && help.contains("(default: " + KvServerBuilder.DEFAULT_BUSY_POLL_MICROS + ")"));
         assertEquals(ServerOptions.NAMES.size(), help.lines().filter(l -> l.startsWith("  --")).count());
     }
 }
