@@ -2,14 +2,10 @@ package dev.ferrite.kv.server;
 
 import dev.ferrite.FerriteException;
 import dev.ferrite.kv.FerriteMap;
-import io.netty.buffer.ByteBuf;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelPromise;
 import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.channel.VoidChannelPromise;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.codec.redis.RedisMessage;
 import io.netty.util.ReferenceCountUtil;
@@ -23,14 +19,13 @@ import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
- * Runs each decoded request of one connection in order and encodes its reply ({@link RespWriter})
- * into one buffer. Once the connection has logged in, its requests run after the event loop has
- * read every ready connection, their keys warmed together with the other connections' (requests
- * read before the peer closed still run); the replies of a pass go out in one write
- * ({@link PassFlush}). A protocol error is answered with
- * {@code -ERR Protocol error: ...} and the connection closed, as Redis does; a failing command
- * (a full pool, say) gets {@code -ERR} with the reason and the connection stays. A client whose
- * unsent replies pass the output-buffer limit is disconnected (Redis's
+ * Runs each decoded request of one connection in order and gathers its reply ({@link ReplyOutput}).
+ * Once the connection has logged in, its requests run after the event loop has read every ready
+ * connection, their keys warmed together with the other connections' (requests read before the
+ * peer closed still run); the replies of a pass go out in one write ({@link PassFlush}). A protocol
+ * error is answered with {@code -ERR Protocol error: ...} and the connection closed, as Redis
+ * does; a failing command (a full pool, say) gets {@code -ERR} with the reason and the connection
+ * stays. A client whose unsent replies pass the output-buffer limit is disconnected (Redis's
  * {@code client-output-buffer-limit}); published messages for a subscribed client go out on its
  * event loop after the replies before them, under the same limit. One instance per connection.
  */
@@ -47,8 +42,8 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
     /** Whether this handler closed the connection: requests still deferred are not run. */
     private boolean closing;
     private final long maxOutputBytes;
-    /** Replies encoded since the last flush, or null. */
-    private ByteBuf pending;
+    /** The replies encoded and not yet handed to the channel. */
+    private final ReplyOutput output = new ReplyOutput();
     /**
      * Requests read but not run because the client left over the high watermark of replies unread
      * (it does not read): they run, in order, once it has read enough; meanwhile nothing more is
@@ -66,27 +61,11 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
      */
     private static final byte[] PROTOCOL_ERROR = new byte[0];
     /**
-     * The last reply buffer handed to the channel, with one reference of ours: once the channel
-     * has written and released it, it is the next {@link #pending} instead of a new buffer. An
-     * unpipelined request otherwise pays a pool allocation and a release for its reply besides
-     * the one for its read: Netty's {@code PoolArena.allocate} and {@code free} took 4.1% of the
-     * event loop's profile under {@code redis-benchmark -t get -c 50}, and 2.5% with the reuse.
-     */
-    private ByteBuf written;
-    /** See {@link #unobserved(ChannelHandlerContext)}; made on the first write. */
-    private ChannelPromise unobserved;
-    /** Replies are handed to the channel whenever this many bytes are gathered. */
-    private static final int BATCH_BYTES = 64 << 10;
-    /**
      * Most bytes of messages and replies a subscriber may leave unread (if the server's limit is not
      * lower): Redis's hard limit for its pub/sub clients, whose output grows with other clients'
      * publishing rather than with their own requests.
      */
     static final long SUBSCRIBER_OUTPUT_BYTES = 32L << 20;
-    /** The size of a new reply buffer. */
-    private static final int REPLY_BUFFER_BYTES = 4096;
-    /** A written buffer grown past this (a large reply) goes back to the pool instead of being kept. */
-    private static final int KEPT_BUFFER_BYTES = 16 << 10;
 
     /**
      * @param maxOutputBytes most bytes of replies a client may leave unread before it is disconnected
@@ -132,11 +111,8 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
             ReferenceCountUtil.release(message);
             return;
         }
-        if (pending == null) {
-            pending = replyBuffer(ctx);
-        }
-        RespWriter.write(message, pending);
-        ctx.writeAndFlush(handOver(), unobserved(ctx));
+        output.add(ctx, message);
+        output.writeAndFlush(ctx);
         closeIfOverOutputLimit(ctx, Math.min(maxOutputBytes, SUBSCRIBER_OUTPUT_BYTES));
     }
 
@@ -294,16 +270,13 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
             }
             return;
         }
-        if (pending == null) {
-            pending = replyBuffer(ctx);
-        }
-        RespWriter.write(reply, pending);
+        int gathered = output.add(ctx, reply);
         if (session.quit) {
             flushRepliesThenClose(ctx);
             return;
         }
-        if (pending.readableBytes() >= BATCH_BYTES) {
-            ctx.write(handOver(), unobserved(ctx)); // a long pipeline: hand over what is ready, flush at the end of the read
+        if (gathered >= ReplyOutput.BATCH_BYTES) {
+            output.write(ctx); // a long pipeline: hand over what is ready, flush at the end of the read
             closeIfOverOutputLimit(ctx, maxOutputBytes);
         }
     }
@@ -323,11 +296,8 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
      * @param message the error's message, one byte per char as {@link RespRequestDecoder} made it
      */
     private void refuse(ChannelHandlerContext ctx, byte[] message) {
-        if (pending == null) {
-            pending = replyBuffer(ctx);
-        }
-        RespWriter.write(new ErrorLine().text("ERR Protocol error: ")
-                .text(new String(message, StandardCharsets.ISO_8859_1)).build(), pending);
+        output.add(ctx, new ErrorLine().text("ERR Protocol error: ")
+                .text(new String(message, StandardCharsets.ISO_8859_1)).build());
         flushRepliesThenClose(ctx);
     }
 
@@ -432,20 +402,14 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
     /** Forces written data under fsync always, then writes and flushes the replies gathered so far. */
     private void flushReplies(ChannelHandlerContext ctx) {
         forceIfDue();
-        if (pending != null && pending.isReadable()) {
-            ctx.writeAndFlush(handOver(), unobserved(ctx));
-        } else {
-            ctx.flush();
-        }
+        output.writeAndFlush(ctx);
     }
 
     /** As {@link #flushReplies}, then closes the connection once the replies are written. */
     private void flushRepliesThenClose(ChannelHandlerContext ctx) {
         closing = true;
         forceIfDue();
-        ChannelFuture sent = pending != null && pending.isReadable() ? ctx.writeAndFlush(handOver())
-                : ctx.newSucceededFuture();
-        sent.addListener(ChannelFutureListener.CLOSE);
+        output.writeAndFlushObserved(ctx).addListener(ChannelFutureListener.CLOSE);
     }
 
     private void forceIfDue() {
@@ -454,59 +418,10 @@ final class CommandHandler extends SimpleChannelInboundHandler<byte[][]> {
         }
     }
 
-    /**
-     * The promise of a reply write nobody waits for: one per connection, never completed, so a
-     * flush makes no promise object and runs no completion (Netty's {@code DefaultPromise} took
-     * about 1% of the event loop's profile under unpipelined {@code redis-benchmark -t incr}). A
-     * failed write is dropped as an unobserved promise's was: the channel closes itself on an
-     * I/O error.
-     */
-    private ChannelPromise unobserved(ChannelHandlerContext ctx) {
-        ChannelPromise p = unobserved;
-        if (p == null) {
-            p = new VoidChannelPromise(ctx.channel(), false);
-            unobserved = p;
-        }
-        return p;
-    }
-
-    /** @return an empty buffer for replies: the last written one if the channel is done with it */
-    private ByteBuf replyBuffer(ChannelHandlerContext ctx) {
-        ByteBuf b = written;
-        written = null;
-        if (b != null) {
-            if (b.refCnt() == 1) {
-                return b.clear(); // written and released by the channel: only our reference is left
-            }
-            b.release(); // still queued in the channel, which frees it once written
-        }
-        return ctx.alloc().buffer(REPLY_BUFFER_BYTES);
-    }
-
-    /**
-     * @return {@link #pending}, for the channel to write and release, keeping a reference to reuse
-     *         it ({@link #written} is null here: {@link #replyBuffer} took it when pending was made)
-     */
-    private ByteBuf handOver() {
-        ByteBuf b = pending;
-        pending = null;
-        if (b.capacity() <= KEPT_BUFFER_BYTES) {
-            written = b.retain();
-        }
-        return b;
-    }
-
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
         PubSubCommands.endAll(server, session);
-        if (pending != null) {
-            pending.release();
-            pending = null;
-        }
-        if (written != null) {
-            written.release();
-            written = null;
-        }
+        output.release();
     }
 
     /** Forces the databases this client wrote to disk before their replies go out (group commit per read). */
