@@ -269,6 +269,7 @@ final class CommandTable {
         ConfigCommands.register(r);
         TransactionCommands.register(r);
         StringCommands.register(r);
+        CounterCommands.register(r);
         ExpiryCommands.register(r);
         KeyCommands.register(r);
         BitCommands.register(r);
