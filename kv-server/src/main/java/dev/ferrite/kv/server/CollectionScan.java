@@ -83,7 +83,7 @@ final class CollectionScan {
         long from = size <= WHOLE ? 0 : cursor;
         List<RedisMessage> out = new ArrayList<>();
         long next = 0;
-        byte[] first = from < size ? store.elementAt(id, from) : null;
+        byte[] first = from < size ? store.positions().elementAt(id, from) : null;
         if (first != null) {
             long n = 0;
             for (Map.Entry<byte[], byte[]> e : store.elements(id).tailMap(first, true).entrySet()) {
@@ -117,7 +117,7 @@ final class CollectionScan {
      * @return the elements' keys in the store ({@link CollectionLayout#member} gives the member)
      */
     static List<byte[]> random(CollectionStore store, long id, long count, boolean repeat) {
-        CollectionStore.Span span = store.span(id);
+        CollectionPositions.Span span = store.positions().span(id);
         long size = span.size();
         ThreadLocalRandom r = ThreadLocalRandom.current();
         List<byte[]> out = new ArrayList<>();
@@ -155,8 +155,8 @@ final class CollectionScan {
      * @return the element at a position of a collection: a descent by its rank in the store, or,
      *         if a writer moved the ranks since the span was read, a search from the collection's start
      */
-    private static byte[] at(CollectionStore store, long id, CollectionStore.Span span, long index) {
-        byte[] k = store.elementAtRank(id, span.first() + index);
-        return k != null ? k : store.elementAt(id, index);
+    private static byte[] at(CollectionStore store, long id, CollectionPositions.Span span, long index) {
+        byte[] k = store.positions().elementAtRank(id, span.first() + index);
+        return k != null ? k : store.positions().elementAt(id, index);
     }
 }

@@ -220,14 +220,14 @@ final class ListCommands {
         if (span == null) {
             return Replies.array(List.of());
         }
-        return Replies.bulks(store.valuesAt(id, span[0], (int) Math.min(span[1] - span[0] + 1, Integer.MAX_VALUE)));
+        return Replies.bulks(store.positions().valuesAt(id, span[0], (int) Math.min(span[1] - span[0] + 1, Integer.MAX_VALUE)));
     }
 
     /** @return the store key of the element at a Redis index (negative from the end), or null */
     private static byte[] at(CollectionStore store, long id, long index) {
         long size = store.size(id);
         long i = index < 0 ? size + index : index;
-        return i < 0 || i >= size ? null : store.elementAt(id, i);
+        return i < 0 || i >= size ? null : store.positions().elementAt(id, i);
     }
 
     private static RedisMessage index(ServerContext c, ClientSession s, byte[][] a) {

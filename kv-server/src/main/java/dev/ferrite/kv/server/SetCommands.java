@@ -112,12 +112,12 @@ final class SetCommands {
         CollectionStore store = c.databases.collections();
         if (count == null) {
             return CollectionWrite.run(c, s, a[1], ValueLayout.SET, false, KeyspaceEvents.SET, "spop", op -> {
-                CollectionStore.Span span = store.span(op.id);
+                CollectionPositions.Span span = store.positions().span(op.id);
                 if (span.size() == 0) {
                     return Replies.NIL;
                 }
                 // found by its rank and removed in one descent (the span is of this change: the ranks hold)
-                byte[] picked = store.removeElementAtRank(op.id, span.first() + ThreadLocalRandom.current().nextLong(span.size()));
+                byte[] picked = store.positions().removeElementAtRank(op.id, span.first() + ThreadLocalRandom.current().nextLong(span.size()));
                 byte[] member = CollectionLayout.member(picked);
                 op.changed = true;
                 op.holdsElements = span.size() > 1; // known: no descent to ask whether the set is empty now

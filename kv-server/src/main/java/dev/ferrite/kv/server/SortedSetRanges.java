@@ -175,8 +175,8 @@ final class SortedSetRanges {
      */
     private static SortedSetStore.Ranks lexRanks(CollectionStore store, long id, byte[] min, byte[] max, boolean rev) {
         long n = store.size(id);
-        byte[] first = store.scoreAt(id, 0);
-        byte[] last = store.scoreAt(id, n - 1);
+        byte[] first = store.positions().scoreAt(id, 0);
+        byte[] last = store.positions().scoreAt(id, n - 1);
         if (first == null || last == null) {
             return SortedSetStore.Ranks.NONE;
         }

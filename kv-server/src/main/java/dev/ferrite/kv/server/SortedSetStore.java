@@ -115,7 +115,7 @@ final class SortedSetStore {
 
     /** @return a member's rank from the lowest score (0 the first) */
     static long rank(CollectionStore store, long id, byte[] member, double score) {
-        return store.scoresBelow(id, CollectionLayout.scoreKey(id, score, member));
+        return store.positions().scoresBelow(id, CollectionLayout.scoreKey(id, score, member));
     }
 
     /** Ranks [{@code from}, {@code to}) of a sorted set in the order of scores: what a range names. */
@@ -136,7 +136,7 @@ final class SortedSetStore {
         if (Arrays.compareUnsigned(minKey, maxKey) >= 0) {
             return Ranks.NONE;
         }
-        return new Ranks(store.scoresBelow(id, minKey), store.scoresBelow(id, maxKey));
+        return new Ranks(store.positions().scoresBelow(id, minKey), store.positions().scoresBelow(id, maxKey));
     }
 
     /**
@@ -174,7 +174,7 @@ final class SortedSetStore {
         }
         long take = count < 0 ? n - offset : Math.min(count, n - offset);
         List<byte[]> out = new ArrayList<>((int) Math.min(take, 1024));
-        byte[] first = store.scoreAt(id, rev ? ranks.to() - 1 - offset : ranks.from() + offset);
+        byte[] first = store.positions().scoreAt(id, rev ? ranks.to() - 1 - offset : ranks.from() + offset);
         if (first == null) {
             return out;
         }
