@@ -20,7 +20,6 @@ import dev.ferrite.internal.PoolGeometry;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.Supplier;
@@ -28,8 +27,8 @@ import java.util.function.Supplier;
 /**
  * A pool file and everything about it that lives in the file: the header, the owner table, the
  * directory of named segments ({@link NamedSegments}), the chunk table with its free stack, and the
- * data extents mapped into this process. Several processes (and several {@code PoolStore}s in one
- * process) may have one file open at once; each holds an owner slot.
+ * data extents mapped into this process ({@link DataExtents}). Several processes (and several
+ * {@code PoolStore}s in one process) may have one file open at once; each holds an owner slot.
  *
  * <p>Unnamed allocations and frees are lock-free (CAS on the free stack and on owner codes);
  * named segments, extent growth and recovery take the meta lock, which a dead holder cannot keep.
@@ -53,7 +52,7 @@ public final class PoolStore {
     private final NamedSegments named;
     private final int slot;
     private final MetaLock lock;
-    private final MappedByteBuffer[] extents;
+    private final DataExtents extents;
     private final RecoveryReport openReport;
     private boolean inheritedSlot;
     private final Liveness.Stamp stamp;
@@ -64,7 +63,6 @@ public final class PoolStore {
         this.geometry = layout.geometry();
         this.where = where;
         this.readOnly = file.isReadOnly();
-        this.extents = new MappedByteBuffer[geometry.extentCount];
         if (create) {
             // The whole bookkeeping area exists from the start (sparse), so a pool that never
             // obtained an extent still reopens.
@@ -79,6 +77,7 @@ public final class PoolStore {
         this.ledger = new ChunkLedger(meta, geometry, where);
         this.directory = new Directory(meta, layout, where);
         if (readOnly) {
+            this.extents = new DataExtents(file, layout, meta, ledger, null);
             this.named = new NamedSegments(this, meta, directory, ledger, owners, -1, where);
             this.slot = -1;
             this.lock = null;
@@ -94,12 +93,13 @@ public final class PoolStore {
         meta.compareAndSetLong(PoolHeaderLayout.RESERVED_OFFSET, 0, PoolHeaderLayout.RESERVED_KNOWN
                 | (layout.requiredLength(ledger.obtainedExtents()) - layout.dataOffset()));
         this.lock = new MetaLock(meta, owners, slot, inheritedSlot);
+        this.extents = new DataExtents(file, layout, meta, ledger, lock);
         RecoveryReport report;
         try {
             if (create) {
                 report = new RecoveryReport(0, geometry.totalChunks, 0, 0, List.of());
                 while ((long) ledger.obtainedExtents() * geometry.extentSize < initialSize) {
-                    grow(ledger.obtainedExtents());
+                    extents.grow(ledger.obtainedExtents());
                 }
             } else {
                 report = checkAndRecover();
@@ -273,38 +273,7 @@ public final class PoolStore {
      * @return the mapping of its extent in this process, mapped on first use
      */
     public MappedByteBuffer extentOf(int chunk) {
-        int e = chunk >>> geometry.chunksPerExtentShift;
-        MappedByteBuffer m = extents[e];
-        return m != null ? m : mapExtent(e);
-    }
-
-    private synchronized MappedByteBuffer mapExtent(int e) {
-        if (extents[e] == null) {
-            extents[e] = file.map(layout.dataOffset() + e * geometry.extentSize, geometry.extentBytes(e));
-        }
-        return extents[e];
-    }
-
-    private boolean grow(int seenExtents) {
-        lock.lock();
-        try {
-            int n = ledger.obtainedExtents();
-            if (n > seenExtents) {
-                return true;
-            }
-            if (n >= geometry.extentCount) {
-                return false;
-            }
-            // Grow the file first, then count the extent, then offer its chunks: a crash in
-            // between leaves free chunks on no stack, which recovery puts back.
-            file.ensureLength(layout.requiredLength(n + 1));
-            int[] chain = ledger.linkExtent(n);
-            ledger.setObtainedExtents(n + 1);
-            ledger.pushChain(chain[0], chain[1]);
-            return true;
-        } finally {
-            lock.unlock();
-        }
+        return extents.extentOf(chunk);
     }
 
     // ---- unnamed segments ---------------------------------------------------------------
@@ -344,7 +313,7 @@ public final class PoolStore {
             boolean grown = got == count;
             if (!grown) {
                 try {
-                    grown = grow(seen);
+                    grown = extents.grow(seen);
                 } catch (RuntimeException | Error e) {
                     // The file could not grow: give back what was claimed.
                     if (got > 0) {
@@ -364,44 +333,12 @@ public final class PoolStore {
             }
         }
         try {
-            reserveBlocks(ids);
+            extents.reserveBlocks(ids);
         } catch (RuntimeException | Error e) {
             release(ids, owner);
             throw e;
         }
         return ids;
-    }
-
-    /**
-     * Before chunks reach their user: makes sure the file system holds their blocks, so a full
-     * file system is an exception here and never a SIGBUS on a write through the mapping. Chunks
-     * below the pool's reserved count are; the count moves up (under the meta lock) over the
-     * chunks first handed out. Nothing above the count is in any user's hands (every claimant
-     * reserves before it returns), so the reservation may write zeros over it.
-     */
-    private void reserveBlocks(int[] ids) {
-        long end = 0;
-        for (int id : ids) {
-            end = Math.max(end, ((long) id + 1) << geometry.chunkShift);
-        }
-        if (end <= reservedBytes()) {
-            return;
-        }
-        lock.lock();
-        try {
-            long reserved = reservedBytes();
-            if (end > reserved) {
-                file.reserve(layout.dataOffset() + reserved, end - reserved, "chunks [" + (reserved >> geometry.chunkShift)
-                        + ", " + (end >> geometry.chunkShift) + ")");
-                meta.putLongVolatile(PoolHeaderLayout.RESERVED_OFFSET, PoolHeaderLayout.RESERVED_KNOWN | end);
-            }
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private long reservedBytes() {
-        return meta.getLongVolatile(PoolHeaderLayout.RESERVED_OFFSET) & ~PoolHeaderLayout.RESERVED_KNOWN;
     }
 
     /**
@@ -436,11 +373,7 @@ public final class PoolStore {
         for (MappedByteBuffer m : meta.mappings()) {
             m.force();
         }
-        for (MappedByteBuffer m : extents) {
-            if (m != null) {
-                m.force();
-            }
-        }
+        extents.force();
     }
 
     /**
@@ -476,13 +409,7 @@ public final class PoolStore {
 
     /** @return the mappings of the data extents made so far, for the backend to unmap */
     public List<MappedByteBuffer> extentMappings() {
-        List<MappedByteBuffer> all = new ArrayList<>();
-        for (MappedByteBuffer m : extents) {
-            if (m != null) {
-                all.add(m);
-            }
-        }
-        return all;
+        return extents.mapped();
     }
 
     /** @return the pool file, for backends that map it themselves */
