@@ -6,8 +6,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A collection's elements by position, each found by one descent of the store's tree by rank
- * rather than by a walk from the collection's start: where a collection's elements lie among all
+ * A collection's elements by position, found by the tree's counts of entries (a descent by rank,
+ * O(log n)), not by a walk from the collection's start: where a collection's elements lie among all
  * the store's entries ({@link #span}), an element by its index or by that rank, a list's values
  * from an index, a sorted set's members by score rank. What a list's index, {@code SPOP}'s random
  * pick, a scan's cursor and a sorted set's {@code ZRANGE} by rank read. Reads take no lock; the
