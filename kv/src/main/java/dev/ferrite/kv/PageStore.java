@@ -158,9 +158,28 @@ final class PageStore {
      * @return the reference to the page as written
      */
     long write(int page, byte[] bytes, int used) {
+        put(page, 4, bytes, 4, used - 4);
+        return publish(page);
+    }
+
+    /**
+     * Copies bytes into a taken page, before {@link #publish}.
+     *
+     * @param page a page from {@link #allocate}
+     * @param to   where in the page they go, at least 4 (past the stamp); {@code to + len} at most the page size
+     */
+    void put(int page, int to, byte[] bytes, int from, int len) {
+        segment(page).copyFrom(bytes, from, offset(page) + to, len);
+    }
+
+    /**
+     * Makes a taken page's stamp even: a release store, after the page's bytes.
+     *
+     * @return the reference to the page as written
+     */
+    long publish(int page) {
         Segment s = segment(page);
         long at = offset(page);
-        s.copyFrom(bytes, 4, at + 4, used - 4);
         int stamp = s.getInt(at + STAMP) + 1;
         s.putIntOrdered(at + STAMP, stamp); // a release: the bytes before the even stamp
         return SortedLayout.ref(page, stamp);

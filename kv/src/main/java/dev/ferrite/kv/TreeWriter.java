@@ -323,9 +323,10 @@ final class TreeWriter {
                 return 0; // the root gives way to its one child, or the branch merges: rewrite
             }
         }
-        spliceLeaf(leaf, pathPages[depth - 1], count, pos, key, next, newCount, newUsed);
         ledger.retire(pathPages[depth - 1]);
-        long ref = ledger.write(buf, newUsed);
+        int page = ledger.take();
+        spliceLeaf(leaf, pathPages[depth - 1], count, pos, key, next, newCount, newUsed, page);
+        long ref = pages.publish(page);
         long delta = newCount - count;
         for (int level = depth - 2; level >= 0; level--) {
             byte[] branch = levels[level];
@@ -350,10 +351,13 @@ final class TreeWriter {
     }
 
     /**
-     * Writes into {@link #buf} the leaf {@code leaf} with the key's entry put ({@code next}) or
+     * Writes into a taken page the leaf {@code leaf} with the key's entry put ({@code next}) or
      * removed ({@code next == null}) at {@code pos}: entries in key order after the offset table.
+     * The leaf's entries are copied from its copy straight into the page; the header, the offset
+     * table and the new entry are made in {@link #buf} first, at the places they take in the page.
      */
-    private void spliceLeaf(byte[] leaf, int number, int count, int pos, byte[] key, byte[] next, int newCount, int newUsed) {
+    private void spliceLeaf(byte[] leaf, int number, int count, int pos, byte[] key, byte[] next, int newCount,
+                            int newUsed, int page) {
         int used = PageLayout.getInt(leaf, PageLayout.USED);
         int index = pos >= 0 ? pos : -pos - 1;
         int tableEnd = BODY + 2 * count;
@@ -362,7 +366,6 @@ final class TreeWriter {
         int newTableEnd = BODY + 2 * newCount;
         int shift = newTableEnd - tableEnd; // of the entries before the change
         PageLayout.putNodeHeader(buf, PageLayout.LEAF, newCount, newUsed);
-        System.arraycopy(leaf, tableEnd, buf, newTableEnd, entryAt - tableEnd);
         int at = entryAt + shift;
         int written = 0;
         if (next != null) {
@@ -374,13 +377,16 @@ final class TreeWriter {
             written = LEAF_ENTRY_HEADER + key.length + next.length;
         }
         int after = at + written - entryEnd; // the shift of the entries after the change
-        System.arraycopy(leaf, entryEnd, buf, entryEnd + after, used - entryEnd);
         int j = moveOffsets(leaf, 0, index, buf, 0, shift);
         if (next != null) {
             PageLayout.putU16(buf, BODY + 2 * j++, at);
         }
         // the entries after the change: past the old one at index if it was replaced or removed
         moveOffsets(leaf, pos >= 0 ? index + 1 : index, count, buf, j, after);
+        pages.put(page, 4, buf, 4, newTableEnd - 4);
+        pages.put(page, newTableEnd, leaf, tableEnd, entryAt - tableEnd);
+        pages.put(page, at, buf, at, written);
+        pages.put(page, entryEnd + after, leaf, entryEnd, used - entryEnd);
     }
 
     /**

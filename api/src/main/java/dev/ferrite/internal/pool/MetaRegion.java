@@ -91,6 +91,10 @@ public final class MetaRegion implements ProcessSlot.Memory {
         return compareAndSetLong(off, expect, update);
     }
 
+    /**
+     * @param off offset in the file, below the chunk table, a multiple of 8
+     * @return the long there, read volatile
+     */
     public long getLongVolatile(long off) {
         return (long) LONG.getVolatile(head, (int) off);
     }
