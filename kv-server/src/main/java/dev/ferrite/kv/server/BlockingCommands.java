@@ -91,7 +91,7 @@ final class BlockingCommands {
             }
             byte[] value = CollectionWrite.run(c, s, key, ValueLayout.LIST, false, KeyspaceEvents.LIST,
                     left ? "lpop" : "rpop", op -> {
-                        byte[] v = ListCommands.popOne(store, op.id, left);
+                        byte[] v = ListStore.popOne(store, op.id, left);
                         op.changed = v != null;
                         return v;
                     }, () -> null);
@@ -179,7 +179,7 @@ final class BlockingCommands {
                     left ? "lpop" : "rpop", op -> {
                         List<RedisMessage> out = new java.util.ArrayList<>();
                         for (long j = 0; j < most; j++) {
-                            byte[] v = ListCommands.popOne(store, op.id, left);
+                            byte[] v = ListStore.popOne(store, op.id, left);
                             if (v == null) {
                                 break;
                             }

@@ -14,21 +14,12 @@ import java.util.NavigableMap;
 
 /**
  * The list commands: LPUSH RPUSH LPUSHX RPUSHX LPOP RPOP LLEN LRANGE LINDEX LSET LREM LTRIM LINSERT
- * LPOS LMOVE RPOPLPUSH, with Redis's replies and error strings. A list's elements are elements of
- * its collection ({@link CollectionStore}) keyed by a position ({@link #POSITION} bytes,
- * big-endian): a push at either end takes the position one {@link #STEP} beyond that end, so a
- * push or pop is O(log n), and an index is a rank, also O(log n). LINSERT takes the middle of its
- * neighbours' positions, renumbering the list (O(n), as Redis's LINSERT is) when they are adjacent.
- * LMOVE and RPOPLPUSH run alone and journaled ({@link CommandTable}). Stateless.
+ * LPOS LMOVE RPOPLPUSH, with Redis's replies and error strings, on lists as {@link ListStore} keeps
+ * them: a push or pop is O(log n), and an index is a rank, also O(log n). LMOVE and RPOPLPUSH run
+ * alone and journaled ({@link CommandTable}). Stateless.
  */
 final class ListCommands {
 
-    /** Bytes of a position. */
-    static final int POSITION = 8;
-    /** The distance between the positions of elements pushed one after the other. */
-    static final long STEP = 1L << 20;
-    /** The position of a new list's first element: the middle of the unsigned range. */
-    private static final long MIDDLE = Long.MIN_VALUE;
     private static final RedisMessage NO_SUCH_KEY = Replies.error("ERR no such key");
     private static final RedisMessage OUT_OF_RANGE = Replies.error("ERR index out of range");
     private static final RedisMessage NOT_POSITIVE = Replies.error("ERR value is out of range, must be positive");
@@ -67,75 +58,12 @@ final class ListCommands {
         return stored == null ? 0 : ValueLayout.id(stored);
     }
 
-    static byte[] position(long p) {
-        byte[] b = new byte[POSITION];
-        for (int i = 0; i < POSITION; i++) {
-            b[i] = (byte) (p >>> (56 - 8 * i));
-        }
-        return b;
-    }
-
-    static long position(byte[] key) {
-        long p = 0;
-        for (int i = 0; i < POSITION; i++) {
-            p = p << 8 | (key[CollectionLayout.PREFIX + i] & 0xFF);
-        }
-        return p;
-    }
-
-    /** Adds an element at one end of list {@code id}; inside its atomic change. */
-    static void pushOne(CollectionStore store, long id, boolean left, byte[] value) {
-        pushOne(store, id, left, value, KnownList.Shape.UNKNOWN);
-    }
-
-    /**
-     * Adds an element at one end of list {@code id}, at the end a shape the store noted gives, or
-     * one found with a descent; inside its atomic change.
-     *
-     * @return the list's shape after it
-     */
-    static KnownList.Shape pushOne(CollectionStore store, long id, boolean left, byte[] value, KnownList.Shape shape) {
-        if (shape.size() != 0 && !shape.knows(left)) {
-            NavigableMap<byte[], byte[]> elements = store.elements(id);
-            Map.Entry<byte[], byte[]> edge = left ? elements.firstEntry() : elements.lastEntry(); // one descent
-            shape = edge == null ? KnownList.Shape.EMPTY : shape.withEnd(left, position(edge.getKey()));
-        }
-        long p = MIDDLE;
-        if (shape.size() != 0) {
-            long end = shape.end(left);
-            if (left ? Long.compareUnsigned(end, STEP) < 0 : Long.compareUnsigned(end, -STEP) >= 0) {
-                renumber(store, id);
-                NavigableMap<byte[], byte[]> elements = store.elements(id);
-                end = position(left ? elements.firstKey() : elements.lastKey());
-                shape = new KnownList.Shape(shape.size(), 0, 0, 0).withEnd(left, end); // the other end moved too
-            }
-            p = left ? end - STEP : end + STEP;
-        }
-        byte[] taken = store.put(id, position(p), value);
-        if (taken != null) { // a shape that disagrees with the tree: undo, and find the end in the tree
-            store.put(id, position(p), taken);
-            return pushOne(store, id, left, value, KnownList.Shape.UNKNOWN);
-        }
-        return shape.pushed(left, p);
-    }
-
-    /** Gives list {@code id}'s elements positions {@link #STEP} apart around the middle, in order; O(n). */
-    private static void renumber(CollectionStore store, long id) {
-        List<byte[]> values = new ArrayList<>(store.elements(id).values());
-        store.elements(id).clear();
-        long p = MIDDLE - (values.size() / 2) * STEP;
-        for (byte[] v : values) {
-            store.put(id, position(p), v);
-            p += STEP;
-        }
-    }
-
     private static RedisMessage push(ServerContext c, ClientSession s, byte[][] a, boolean left, boolean create) {
         CollectionStore store = c.databases.collections();
         long size = CollectionWrite.run(c, s, a[1], ValueLayout.LIST, create, KeyspaceEvents.LIST, left ? "lpush" : "rpush", op -> {
             KnownList.Shape shape = op.fresh ? KnownList.Shape.EMPTY : store.knownList(op.id);
             for (int i = 2; i < a.length; i++) {
-                shape = pushOne(store, op.id, left, a[i], shape);
+                shape = ListStore.pushOne(store, op.id, left, a[i], shape);
             }
             op.changed = true;
             op.holdsElements = true;
@@ -167,7 +95,7 @@ final class ListCommands {
             List<RedisMessage> out = new ArrayList<>();
             long n = count == null ? 1 : count;
             for (long i = 0; i < n; i++) {
-                byte[] v = popOne(store, op.id, left);
+                byte[] v = ListStore.popOne(store, op.id, left);
                 if (v == null) {
                     break;
                 }
@@ -180,13 +108,6 @@ final class ListCommands {
             }
             return count == null ? out.get(0) : Replies.array(out);
         }, () -> absent);
-    }
-
-    /** @return the element taken from one end of list {@code id}, or null if it is empty; inside its atomic change */
-    static byte[] popOne(CollectionStore store, long id, boolean left) {
-        NavigableMap<byte[], byte[]> elements = store.elements(id);
-        Map.Entry<byte[], byte[]> e = left ? elements.pollFirstEntry() : elements.pollLastEntry();
-        return e == null ? null : e.getValue();
     }
 
     /** @return [from, to] of a Redis range over {@code size} elements (negative from the end), or null if empty */
@@ -329,24 +250,10 @@ final class ListCommands {
                 if (pivot == null) {
                     return -1L;
                 }
-                byte[] neighbour = before ? elements.lowerKey(pivot) : elements.higherKey(pivot);
-                long p = position(pivot);
-                Long at = null;
-                if (neighbour != null) {
-                    long lo = before ? position(neighbour) : p;
-                    long hi = before ? p : position(neighbour);
-                    if (hi - lo >= 2) { // unsigned: hi is above lo
-                        at = lo + (hi - lo) / 2;
-                    }
-                } else if (before ? Long.compareUnsigned(p, STEP) >= 0 : Long.compareUnsigned(p, -STEP) < 0) {
-                    at = before ? p - STEP : p + STEP;
-                }
-                if (at != null) {
-                    store.put(op.id, position(at), a[4]);
+                if (ListStore.insertBeside(store, op.id, elements, pivot, before, a[4])) {
                     op.changed = true;
                     return store.size(op.id);
                 }
-                renumber(store, op.id);
             }
             throw new IllegalStateException("no room for an element after renumbering list " + op.id);
         }, () -> 0L);
@@ -434,13 +341,13 @@ final class ListCommands {
         // Redis's order of events: the push (and the destination's new), then the pop (and del)
         CollectionWrite.run(c, s, a[2], ValueLayout.LIST, true, KeyspaceEvents.LIST,
                 to.equals("left") ? "lpush" : "rpush", op -> {
-                    pushOne(store, op.id, to.equals("left"), value);
+                    ListStore.pushOne(store, op.id, to.equals("left"), value);
                     op.changed = true;
                     return null;
                 }, () -> null);
         CollectionWrite.run(c, s, a[1], ValueLayout.LIST, false, KeyspaceEvents.LIST,
                 from.equals("left") ? "lpop" : "rpop", op -> {
-                    op.changed = popOne(store, op.id, from.equals("left")) != null;
+                    op.changed = ListStore.popOne(store, op.id, from.equals("left")) != null;
                     return null;
                 }, () -> null);
         return Replies.bulk(value);

@@ -151,28 +151,28 @@ class ListLengthModelTest {
              CollectionStore theirs = new CollectionStore(new DataDirectory(data), null)) {
             long id = 5;
             mine.locked(() -> mine.change(() -> {
-                mine.put(id, ListCommands.position(1), new byte[] {1});
+                mine.put(id, ListStore.position(1), new byte[] {1});
                 mine.noteList(id, KnownList.Shape.EMPTY.withSize(1));
                 return null;
             }));
             assertEquals(1L, mine.locked(() -> mine.change(() -> mine.knownList(id).size())));
             assertEquals(-1L, mine.locked(() -> mine.change(() -> mine.knownList(id + 1).size())), "another collection");
             assertEquals(1L, mine.locked(() -> mine.change(() -> mine.knownList(id).size())), "a change that changed nothing");
-            theirs.locked(() -> theirs.change(() -> theirs.put(id, ListCommands.position(2), new byte[] {2})));
+            theirs.locked(() -> theirs.change(() -> theirs.put(id, ListStore.position(2), new byte[] {2})));
             assertEquals(-1L, mine.locked(() -> mine.change(() -> mine.knownList(id).size())), "the other store published a change");
             assertEquals(2L, mine.size(id));
             mine.locked(() -> mine.change(() -> {
-                mine.put(id, ListCommands.position(3), new byte[] {3});
+                mine.put(id, ListStore.position(3), new byte[] {3});
                 mine.noteList(id, KnownList.Shape.EMPTY.withSize(3));
                 return null;
             }));
             assertEquals(3L, mine.locked(() -> mine.change(() -> mine.knownList(id).size())));
             assertThrows(IllegalStateException.class, () -> mine.locked(() -> mine.change(() -> {
-                mine.put(id, ListCommands.position(4), new byte[] {4});
+                mine.put(id, ListStore.position(4), new byte[] {4});
                 mine.noteList(id, KnownList.Shape.EMPTY.withSize(4));
                 throw new IllegalStateException("a change that fails");
             })));
-            mine.locked(() -> mine.change(() -> mine.remove(id, ListCommands.position(1))));
+            mine.locked(() -> mine.change(() -> mine.remove(id, ListStore.position(1))));
             assertEquals(-1L, mine.locked(() -> mine.change(() -> mine.knownList(id).size())),
                     "a change that noted nothing: the failed change's note is not taken for it");
             assertEquals(2L, mine.size(id));
@@ -188,8 +188,8 @@ class ListLengthModelTest {
             pushNoted(mine, id, true, "a"); // the first end from the note: no descent
             assertEquals(KnownList.Shape.FIRST | KnownList.Shape.LAST, mine.locked(() -> mine.change(() -> mine.knownList(id).ends())));
             theirs.locked(() -> theirs.change(() -> {
-                ListCommands.pushOne(theirs, id, true, bytes("their"));
-                ListCommands.pushOne(theirs, id, false, bytes("tail"));
+                ListStore.pushOne(theirs, id, true, bytes("their"));
+                ListStore.pushOne(theirs, id, false, bytes("tail"));
                 return null;
             }));
             assertEquals(KnownList.Shape.UNKNOWN, mine.locked(() -> mine.change(() -> mine.knownList(id))));
@@ -206,8 +206,8 @@ class ListLengthModelTest {
             pushNoted(store, id, false, "a");
             KnownList.Shape real = pushNoted(store, id, false, "b");
             // Its first end one step after the real one: the push's position is the first element's.
-            KnownList.Shape wrong = new KnownList.Shape(2, KnownList.Shape.FIRST, real.first() + ListCommands.STEP, 0);
-            store.locked(() -> store.change(() -> ListCommands.pushOne(store, id, true, bytes("c"), wrong)));
+            KnownList.Shape wrong = new KnownList.Shape(2, KnownList.Shape.FIRST, real.first() + ListStore.STEP, 0);
+            store.locked(() -> store.change(() -> ListStore.pushOne(store, id, true, bytes("c"), wrong)));
             assertEquals(List.of("c", "a", "b"), values(store, id));
         }
     }
@@ -215,7 +215,7 @@ class ListLengthModelTest {
     /** Pushes one element with the shape the store noted, and notes the shape after it. */
     private static KnownList.Shape pushNoted(CollectionStore store, long id, boolean left, String value) {
         return store.locked(() -> store.change(() -> {
-            KnownList.Shape after = ListCommands.pushOne(store, id, left, bytes(value), store.knownList(id));
+            KnownList.Shape after = ListStore.pushOne(store, id, left, bytes(value), store.knownList(id));
             store.noteList(id, after);
             return after;
         }));
