@@ -198,6 +198,7 @@ public final class KvDatabase implements AutoCloseable {
             return change(key, ValueLayout.HASH, true, op -> {
                 boolean added = store.put(op.id, f, v) == null;
                 op.changed = true;
+                op.holdsElements = true; // the field: no descent to ask whether the hash is empty now
                 return added;
             }, false);
         });
@@ -258,6 +259,7 @@ public final class KvDatabase implements AutoCloseable {
                     added[0] = old == null;
                     return s;
                 });
+                op.holdsElements = true; // the member: no descent to ask whether the set is empty now
                 return added[0];
             }, false);
         });
