@@ -11,7 +11,7 @@ import java.util.NavigableMap;
  * unsigned). A push at either end takes the position one {@link #STEP} beyond that end, so a push
  * or pop is a descent of the store, O(log n); an insert beside an element takes the middle of its
  * neighbours' positions, and renumbers the list (O(n), as Redis's LINSERT is) when they are
- * adjacent. Every method runs inside the atomic change of its command. Stateless.
+ * adjacent. The methods that change a list run inside the atomic change of its command. Stateless.
  */
 final class ListStore {
 
