@@ -9,6 +9,7 @@ import dev.ferrite.PoolSpec;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Objects;
+import java.util.concurrent.Executor;
 
 /**
  * Makes or opens a {@link FerriteSortedMap}: where it lives (a pool file, an shm pool, a pool of
@@ -33,6 +34,7 @@ public final class FerriteSortedMapBuilder<K, V> {
     private long capacity = FerriteMapBuilder.DEFAULT_CAPACITY;
     private boolean readOnly;
     private boolean overwrite;
+    private Executor growth;
 
     FerriteSortedMapBuilder(Codec<K> keyCodec, Codec<V> valueCodec) {
         this.keyCodec = Objects.requireNonNull(keyCodec, "keyCodec");
@@ -142,6 +144,25 @@ public final class FerriteSortedMapBuilder<K, V> {
     }
 
     /**
+     * Makes the map's memory ahead of need. The pool grows by extents that double up to 1 GiB, and
+     * making one reserves its memory in the file system first: on a RAM file system ({@code
+     * /dev/shm}, anonymous pools) by writing it, about 0.4 s a GiB on the machine of
+     * BENCHMARKS.md. By default the write that needs the next extent makes it and waits that long;
+     * with an executor, the next extent is made there once three quarters of the last one are in
+     * use, and the write finds it made. The executor's tasks may block for that long; a rejected
+     * task leaves the extent to be made when it is needed. At most one extent is made ahead, so the
+     * pool holds up to one extent (at most 1 GiB) more than the map uses.
+     *
+     * @param executor where extents are made ahead, or null (the default) to make each when a
+     *                 write needs it; ignored for a read-only map
+     * @return this builder
+     */
+    public FerriteSortedMapBuilder<K, V> growthExecutor(Executor executor) {
+        this.growth = executor;
+        return this;
+    }
+
+    /**
      * @param replace whether {@link #create()} replaces an existing pool file or shm pool
      * @return this builder
      */
@@ -165,7 +186,7 @@ public final class FerriteSortedMapBuilder<K, V> {
             if (place.callersPool().segmentNames().contains(name)) {
                 throw new FerriteException("a segment named '" + name + "' already exists in " + place.callersPool().spec().describe());
             }
-            return new FerriteSortedMap<>(SortedStore.create(place.callersPool(), name, pageSize, keyCodec, valueCodec), keyCodec, valueCodec, null);
+            return new FerriteSortedMap<>(SortedStore.create(place.callersPool(), name, pageSize, keyCodec, valueCodec, growth), keyCodec, valueCodec, null);
         }
         PoolSpec.Builder spec = place.spec().capacity(capacity).maxNamedSegments(256);
         if (overwrite) {
@@ -175,7 +196,7 @@ public final class FerriteSortedMapBuilder<K, V> {
         }
         ChunkPool made = place.backend().createPool(spec.build());
         try {
-            return new FerriteSortedMap<>(SortedStore.create(made, name, pageSize, keyCodec, valueCodec), keyCodec, valueCodec, made);
+            return new FerriteSortedMap<>(SortedStore.create(made, name, pageSize, keyCodec, valueCodec, growth), keyCodec, valueCodec, made);
         } catch (RuntimeException e) {
             made.close();
             if (made.spec().kind() != PoolSpec.Kind.ANONYMOUS) {
@@ -230,7 +251,7 @@ public final class FerriteSortedMapBuilder<K, V> {
     }
 
     private SortedStore openIn(ChunkPool p) {
-        return SortedStore.open(p, name, readOnly, keyCodec, valueCodec)
+        return SortedStore.open(p, name, readOnly, keyCodec, valueCodec, growth)
                 .orElseThrow(() -> new FerriteException("no sorted map named '" + name + "' in " + p.spec().describe()));
     }
 

@@ -6,6 +6,7 @@ import dev.ferrite.Segment;
 
 import java.lang.invoke.VarHandle;
 import java.util.BitSet;
+import java.util.concurrent.Executor;
 
 import static dev.ferrite.kv.PageLayout.KIND;
 import static dev.ferrite.kv.PageLayout.NEXT;
@@ -30,14 +31,21 @@ final class PageStore {
     private final int pageShift;
     private final long firstExtentPages;
     private volatile Segment[] extents = new Segment[0];
+    /** Where new extents come from. */
+    final ExtentGrowth growth;
 
-    PageStore(ChunkPool pool, String name, Segment header) {
+    /**
+     * @param growth where the next extent is made ahead of need, or null: the writer makes each
+     *               when it needs it ({@link ExtentGrowth})
+     */
+    PageStore(ChunkPool pool, String name, Segment header, Executor growth) {
         this.pool = pool;
         this.name = name;
         this.header = header;
         this.pageSize = header.getInt(SortedLayout.PAGE_SIZE);
         this.pageShift = Integer.numberOfTrailingZeros(pageSize);
         this.firstExtentPages = header.getInt(SortedLayout.EXTENT_PAGES);
+        this.growth = new ExtentGrowth(pool, name, header, firstExtentPages, pageSize, growth);
     }
 
     /**
@@ -137,13 +145,11 @@ final class PageStore {
         int e = SortedLayout.extentOf(high - 1, firstExtentPages, pageSize);
         int made = header.getInt(EXTENTS);
         if (e >= made) {
-            String n = SortedLayout.extentName(name, e);
-            pool.delete(n); // a leftover of a writer that died before counting it
-            long bytes = SortedLayout.extentPages(e, firstExtentPages, pageSize) << pageShift;
-            pool.allocate(n, bytes).close();
+            growth.make(e);
             header.putIntVolatile(EXTENTS, e + 1);
         }
         header.putIntVolatile(HIGH_WATER, high + 1);
+        growth.taken(high, e);
         Segment s = segment(high);
         makeOdd(s, offset(high));
         return high;
@@ -291,6 +297,7 @@ final class PageStore {
 
     /** Closes the extents this process opened. */
     synchronized void close() {
+        growth.close();
         for (Segment s : extents) {
             if (s != null) {
                 s.close();

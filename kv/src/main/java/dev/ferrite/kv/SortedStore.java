@@ -9,6 +9,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.Optional;
+import java.util.concurrent.Executor;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -46,11 +47,11 @@ final class SortedStore implements AutoCloseable {
     private final LockWords lockWord;
     private volatile boolean closed;
 
-    private SortedStore(ChunkPool pool, String name, Segment header, boolean readOnly) {
+    private SortedStore(ChunkPool pool, String name, Segment header, boolean readOnly, Executor growth) {
         this.name = name;
         this.header = header;
         this.readOnly = readOnly;
-        this.pages = new PageStore(pool, name, header);
+        this.pages = new PageStore(pool, name, header, growth);
         this.reader = new TreeReader(pages);
         this.maxKey = header.getInt(SortedLayout.MAX_KEY);
         this.writer = readOnly ? null : new TreeWriter(pages);
@@ -84,9 +85,11 @@ final class SortedStore implements AutoCloseable {
     /**
      * Makes a new sorted map in a pool.
      *
+     * @param growth where extents are made ahead of need ({@link ExtentGrowth}), or null
      * @throws FerriteException if the name is taken
      */
-    static SortedStore create(ChunkPool pool, String name, int pageSize, Codec<?> keyCodec, Codec<?> valueCodec) {
+    static SortedStore create(ChunkPool pool, String name, int pageSize, Codec<?> keyCodec, Codec<?> valueCodec,
+                              Executor growth) {
         Segment header = pool.allocate(name, SortedLayout.HEADER_SIZE);
         try {
             header.fill(0, header.size(), (byte) 0);
@@ -105,7 +108,7 @@ final class SortedStore implements AutoCloseable {
             pool.delete(name);
             throw e;
         }
-        return new SortedStore(pool, name, header, false);
+        return new SortedStore(pool, name, header, false, growth);
     }
 
     /**
@@ -115,7 +118,8 @@ final class SortedStore implements AutoCloseable {
      * @return the store, or empty if the pool has no segment of that name
      * @throws CorruptFileException naming the field if the header is not a sorted map header of this version
      */
-    static Optional<SortedStore> open(ChunkPool pool, String name, boolean readOnly, Codec<?> keyCodec, Codec<?> valueCodec) {
+    static Optional<SortedStore> open(ChunkPool pool, String name, boolean readOnly, Codec<?> keyCodec, Codec<?> valueCodec,
+                                      Executor growth) {
         Optional<Segment> found = pool.open(name);
         if (found.isEmpty()) {
             return Optional.empty();
@@ -124,7 +128,7 @@ final class SortedStore implements AutoCloseable {
         try {
             validate(header, name);
             MapCodecs.check(header, keyCodec, valueCodec, "sorted map '" + name + "' in " + pool.spec().describe());
-            return Optional.of(new SortedStore(pool, name, header, readOnly));
+            return Optional.of(new SortedStore(pool, name, header, readOnly, readOnly ? null : growth));
         } catch (RuntimeException e) {
             header.close();
             throw e;

@@ -70,6 +70,8 @@ final class CollectionStore implements AutoCloseable {
     private int changeDepth;
     /** The size and ends of the list the last change left, while no change was published since. */
     private final KnownList lists = new KnownList();
+    /** Makes the tree's extents ahead of need for the server's store; null for an in-process database's. */
+    private final GrowthThread growth;
 
     /**
      * Opens the store in the data directory, or makes it (whole under a temporary name, then
@@ -91,11 +93,13 @@ final class CollectionStore implements AutoCloseable {
             directory.publish(made, file);
         }
         pool = memory.openPool(spec(file));
+        growth = new GrowthThread();
         FerriteSortedMap<byte[], byte[]> t = null;
         try {
-            t = builder(pool).open();
+            t = builder(pool).growthExecutor(growth).open();
             counters = pool.open(CountersLayout.NAME).orElseGet(() -> pool.allocate(CountersLayout.NAME, CountersLayout.SIZE));
         } catch (RuntimeException e) {
+            growth.close();
             closeAfterFailure(t, pool);
             throw e;
         }
@@ -118,6 +122,7 @@ final class CollectionStore implements AutoCloseable {
                     + " is missing (a server makes it when it first starts on the directory)");
         }
         pool = memory.openPool(spec(file));
+        growth = null; // a guest in its user's JVM: no thread of its own
         FerriteSortedMap<byte[], byte[]> t = null;
         try {
             t = builder(pool).open();
@@ -466,6 +471,9 @@ final class CollectionStore implements AutoCloseable {
 
     @Override
     public void close() {
+        if (growth != null) {
+            growth.close(); // before the pool: an extent being made ends first
+        }
         try {
             counters.close();
             tree.close();
