@@ -71,9 +71,9 @@ final class ExtentGrowth {
         }
         try {
             pool.allocate(n, bytes).close();
-        } catch (FerriteException made) {
+        } catch (FerriteException refused) {
             if (!present(n, bytes)) { // not the executor's extent, made meanwhile: the pool's own error
-                throw made;
+                throw refused;
             }
             adopted.incrementAndGet();
             return;

@@ -39,24 +39,37 @@ class GrowthThreadTest {
     void closeWaitsForTheRunningTaskWithoutInterruptingItAndRefusesLaterOnes() throws Exception {
         GrowthThread growth = new GrowthThread();
         CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
         AtomicBoolean interrupted = new AtomicBoolean();
         AtomicBoolean finished = new AtomicBoolean();
         AtomicBoolean queuedRan = new AtomicBoolean();
         growth.execute(() -> {
             started.countDown();
-            long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300);
-            while (System.nanoTime() < end) {
-                if (Thread.currentThread().isInterrupted()) {
-                    interrupted.set(true);
-                }
-                Thread.onSpinWait();
+            try {
+                release.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                interrupted.set(true);
             }
             finished.set(true);
         });
         growth.execute(() -> queuedRan.set(true));
         assertTrue(started.await(30, TimeUnit.SECONDS));
-        growth.close();
-        assertTrue(finished.get(), "close returned before the running task ended");
+        Thread closer = new Thread(growth::close);
+        closer.start();
+        while (true) { // until close() has begun: it refuses tasks from its first step
+            try {
+                growth.execute(() -> { }); // accepted: close() has not begun yet (queued, then dropped)
+                Thread.sleep(1);
+            } catch (RejectedExecutionException refused) {
+                break;
+            }
+        }
+        closer.join(200);
+        assertTrue(closer.isAlive(), "close() returned while a task still ran");
+        release.countDown();
+        closer.join(30_000);
+        assertFalse(closer.isAlive());
+        assertTrue(finished.get());
         assertFalse(interrupted.get(), "the running task was interrupted");
         assertFalse(queuedRan.get(), "a task not started when the thread was closed ran");
         assertThrows(RejectedExecutionException.class, () -> growth.execute(() -> { }));
