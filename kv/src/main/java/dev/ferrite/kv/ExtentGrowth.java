@@ -19,7 +19,7 @@ import static dev.ferrite.kv.SortedLayout.EXTENTS;
  * needs a new extent would wait for all of it. With a growth executor the next extent is made
  * there ahead of need, once the writer has taken three quarters of the last one, and the writer
  * adopts it: an extent segment found under the next extent's name with the extent's size (made
- * ahead, or left by a writer killed before it counted it) is used as it is; one of another size is
+ * ahead, or left by a writer killed before it counted it) is used as it is; a smaller one is
  * replaced. A page's bytes are written whole before it is published, so an adopted extent's old
  * bytes are never read. Thread-safe: the writer's methods run under the map's lock, the
  * preparation on the executor.
@@ -130,7 +130,7 @@ final class ExtentGrowth {
         if (size >= bytes) {
             return true;
         }
-        pool.delete(n); // of another size: not an extent of this map's
+        pool.delete(n); // smaller than the extent: no extent this map made
         return false;
     }
 

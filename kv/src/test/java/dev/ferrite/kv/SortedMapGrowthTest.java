@@ -21,8 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Where a sorted map's extents come from ({@link ExtentGrowth}): made ahead of need on a growth
  * executor and adopted by the write that needs them, so that no write waits for an extent's
- * memory to be reserved; a leftover extent segment of the right size is adopted, one of another
- * size replaced; a preparation that comes too late changes nothing. The map's entries equal a
+ * memory to be reserved; a leftover extent segment of the extent's size is adopted, a smaller
+ * one replaced; a preparation that comes too late changes nothing. The map's entries equal a
  * {@code TreeMap}'s throughout, and after a reopen.
  */
 class SortedMapGrowthTest {
@@ -120,7 +120,7 @@ class SortedMapGrowthTest {
     }
 
     @Test
-    void aLeftoverExtentOfTheExtentsSizeIsAdoptedAndOneOfAnotherSizeReplaced() {
+    void aLeftoverExtentOfTheExtentsSizeIsAdoptedAndASmallerOneReplaced() {
         try (FerriteSortedMap<String, String> map = builder().pool(pool, "left").create()) {
             fill(map, 0, 2_000);
             int next = extents(map);
@@ -139,7 +139,7 @@ class SortedMapGrowthTest {
                 from += 500;
             }
             assertEquals(1, growth.adopted.get(), "the leftover of the extent's size");
-            assertTrue(growth.madeAtNeed.get() >= 1, "the one of another size was replaced");
+            assertTrue(growth.madeAtNeed.get() >= 1, "the smaller one was replaced");
             try (Segment replaced = pool.open(SortedLayout.extentName("left", next + 1)).orElseThrow()) {
                 assertEquals(SortedLayout.extentPages(next + 1, first, 4096) * 4096, replaced.size());
             }
