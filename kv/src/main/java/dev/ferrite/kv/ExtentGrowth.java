@@ -105,10 +105,7 @@ final class ExtentGrowth {
     private void prepare(int e) {
         String n = SortedLayout.extentName(name, e);
         try {
-            if (closed || header.getIntVolatile(EXTENTS) > e || pool.open(n).map(s -> {
-                s.close();
-                return true;
-            }).orElse(false)) {
+            if (closed || header.getIntVolatile(EXTENTS) > e || sizeOf(n) >= 0) {
                 return;
             }
             pool.allocate(n, bytes(e)).close();
@@ -121,17 +118,25 @@ final class ExtentGrowth {
 
     /** @return whether the pool holds a segment of that name and at least that size */
     private boolean present(String n, long bytes) {
-        Optional<Segment> found = pool.open(n);
-        if (found.isEmpty()) {
-            return false;
-        }
-        long size = found.get().size();
-        found.get().close();
+        long size = sizeOf(n);
         if (size >= bytes) {
             return true;
         }
-        pool.delete(n); // smaller than the extent: no extent this map made
+        if (size >= 0) {
+            pool.delete(n); // smaller than the extent: no extent this map made
+        }
         return false;
+    }
+
+    /** @return the size in bytes of the pool's segment of that name, or -1 if it has none */
+    private long sizeOf(String n) {
+        Optional<Segment> found = pool.open(n);
+        if (found.isEmpty()) {
+            return -1;
+        }
+        try (Segment s = found.get()) {
+            return s.size();
+        }
     }
 
     private long bytes(int e) {

@@ -2,6 +2,7 @@ package dev.ferrite.kv.server;
 
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 
 /** The scheduler of the server's background work (active expiry, periodic fsync). */
@@ -12,11 +13,16 @@ final class DaemonTimer {
 
     /** @return a one-thread scheduler on a daemon thread of that name (it never keeps the JVM alive) */
     static ScheduledExecutorService create(String threadName) {
-        return Executors.newSingleThreadScheduledExecutor(r -> {
+        return Executors.newSingleThreadScheduledExecutor(daemons(threadName));
+    }
+
+    /** @return a factory of daemon threads of that name (they never keep the JVM alive) */
+    static ThreadFactory daemons(String threadName) {
+        return r -> {
             Thread t = new Thread(r, threadName);
             t.setDaemon(true);
             return t;
-        });
+        };
     }
 
     /**

@@ -25,11 +25,8 @@ final class GrowthThread implements Executor, AutoCloseable {
             throw new RejectedExecutionException("the server's growth thread is stopped");
         }
         if (thread == null) {
-            thread = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
-                Thread t = new Thread(r, "ferrite-growth");
-                t.setDaemon(true);
-                return t;
-            });
+            thread = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+                    DaemonTimer.daemons("ferrite-growth"));
         }
         thread.execute(task);
     }
