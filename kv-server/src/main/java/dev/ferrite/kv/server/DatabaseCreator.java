@@ -29,11 +29,7 @@ final class DatabaseCreator implements Executor, AutoCloseable {
 
     private final DataDirectory directory;
     private final String backend;
-    private final ExecutorService thread = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "ferrite-db-create");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ExecutorService thread = Executors.newSingleThreadExecutor(DaemonTimer.daemons("ferrite-db-create"));
     /** Per database, the creation running on the thread, or null; guarded by itself. */
     private final List<CompletableFuture<Void>> creations = new ArrayList<>(Collections.nCopies(Databases.COUNT, null));
     /** Serializes the making of the spare. */

@@ -94,11 +94,7 @@ public final class KvServer implements AutoCloseable {
         settings.put("protected-mode", address.isLoopbackAddress() ? "yes" : "no");
         settings.put("appendfsync", b.fsync.configName());
         ServerContext server = new ServerContext(databases, b.fsync, b.password, settings);
-        server.shutdown = () -> {
-            Thread t = new Thread(this::close, "ferrite-kv-shutdown");
-            t.setDaemon(true);
-            t.start();
-        };
+        server.shutdown = () -> DaemonTimer.daemons("ferrite-kv-shutdown").newThread(this::close).start();
         reaper = new ExpiryReaper(server);
         sweeper = new CollectionSweeper(server);
         blocking = server.blocking;
