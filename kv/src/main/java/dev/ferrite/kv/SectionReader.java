@@ -120,37 +120,39 @@ final class SectionReader {
     /** What {@link #find} returns when a writer changed what it read: read again. */
     private static final Object RETRY = new Object();
 
+    /** The word's bits of a settled inline entry a key matches: {@link BucketLayout#INLINE_MATCH} and {@link BucketLayout#ODD}. */
+    private static final long SETTLED_INLINE_MATCH = BucketLayout.INLINE_MATCH | BucketLayout.ODD;
+
     /**
-     * Probes a view for a key from its home bucket to the end of the home's reach or the first
-     * empty bucket, and hands the value of the bucket holding it to a reader: the bucket's word, the
-     * key compare and the value read, then the word again (settled and unchanged: the bytes read
-     * were whole). A home word read before a writer raised its reach stops the probe before an
-     * entry published after that read: the key was absent then. Never reads outside
-     * the view: lengths are bounded by the bucket, or checked against the heap, before they are used.
+     * Probes a view for a key from its home bucket to the end of the home's reach (the whole table
+     * where it is unbounded) or the first empty bucket, and hands the value of the bucket holding it
+     * to a reader: the bucket's word, the key compare and the value read, then the word again
+     * (settled and unchanged: the bytes read were whole). A home word read before a writer raised
+     * its reach stops the probe before an entry published after that read: the key was absent then.
+     * Never reads outside the view: lengths are bounded by the bucket, or checked against the heap,
+     * before they are used. The loop holds only what a get of an inline entry needs, so that a core
+     * overlaps the cache misses of consecutive gets; the rest is in the methods it calls.
      *
      * @return the reader's result, {@link #ABSENT} or {@link #RETRY}
      */
     private Object find(SectionView v, byte[] key, int koff, int klen, long hash, ValueReader<?> reader) {
         // Loads without per-access checks: the handle is checked open once here, a bucket's offset is
         // bounded by the view's table, and inline bytes by the bucket (a key too long for it matches
-        // no inline word: -1 has bits the mask clears; a value's length is checked by readInline).
+        // no inline word: -1 has bits the masks clear; a value's length is checked by readInline).
         AbstractSegment mem = v.memory;
         UncheckedAccess.checkOpen(mem);
-        long inlineBits = BucketLayout.fitsInline(v.bucketSize, klen, 0) ? BucketLayout.matchBits(hash, BucketLayout.INLINE, klen) : -1;
         long size = v.bucketSize;
-        long home = v.bucket(v.home(hash));
         long tableEnd = v.heapStart; // the table ends where the heap starts (SectionView.open checked it)
         long tagBits = BucketLayout.tagBits(hash);
-        long w = UncheckedAccess.getLong(mem, home);
-        long end = v.probeEnd(home, w, tableEnd);
-        long b = home;
-        while (true) {
-            if (BucketLayout.kind(w) == BucketLayout.EMPTY) {
-                return ABSENT; // only memory of a generation gone since empties a bucket: the generation check tells
-            }
+        long inlineBits = klen <= v.inlineKeyMax ? BucketLayout.matchBits(hash, BucketLayout.INLINE, klen) : -1;
+        long b = v.bucket(v.home(hash));
+        long w = UncheckedAccess.getLong(mem, b);
+        int reach = v.reachOf(w);
+        int last = reach == BucketLayout.REACH_UNBOUNDED ? v.buckets - 1 : reach;
+        for (int n = 0; ; n++) {
             if (((w ^ tagBits) & BucketLayout.TAG_BITS) == 0) {
-                VarHandle.acquireFence(); // the word before its entry's bytes
-                if ((w & BucketLayout.INLINE_MATCH) == inlineBits && (w & BucketLayout.ODD) == 0) {
+                if ((w & SETTLED_INLINE_MATCH) == inlineBits) {
+                    VarHandle.acquireFence(); // the word before its entry's bytes
                     if (UncheckedAccess.mismatch(mem, b + BucketLayout.KEY, key, koff, klen) < 0) {
                         return readInline(v, b, w, klen, reader);
                     }
@@ -159,36 +161,36 @@ final class SectionReader {
                     }
                 } else if ((w & BucketLayout.OUTSIDE_MATCH) == (tagBits | BucketLayout.OUTSIDE)
                         || (w & BucketLayout.INLINE_MATCH) == inlineBits) {
+                    VarHandle.acquireFence(); // the word before its entry's bytes
                     Object r = readElsewhere(v, b, w, key, koff, klen, reader);
                     if (r != null) {
                         return r;
                     }
                 }
             }
-            b = after(b, size, tableEnd);
-            if (b == end) {
+            // Only memory of a generation gone since empties a bucket within a reach: the generation check tells.
+            if (BucketLayout.kind(w) == BucketLayout.EMPTY || n == last) {
                 return ABSENT;
+            }
+            b += size;
+            if (b == tableEnd) {
+                b = SectionLayout.TABLE;
             }
             // Buckets passed over need no order: readSection orders the last word read before the generation's check.
             w = UncheckedAccess.getLong(mem, b);
         }
     }
 
-    /** @return offset of the bucket after the one at {@code b}: the table's first after its last */
-    private static long after(long b, long size, long tableEnd) {
-        b += size;
-        return b == tableEnd ? SectionLayout.TABLE : b;
-    }
-
     /**
-     * Reads the value of an inline bucket whose key matched, its lengths checked against the bucket
-     * (and its checksum, if reads verify) first.
+     * Reads the value of an inline bucket whose key matched, its value's length checked against the
+     * bucket (and its checksum, if reads verify) first; the key's length is the caller's, which
+     * {@link SectionView#inlineKeyMax} bounds.
      *
      * @return the reader's result, {@link #ABSENT} (damaged) or {@link #RETRY}
      */
     private Object readInline(SectionView v, long b, long w, int klen, ValueReader<?> reader) {
         int vl = BucketLayout.valueLength(w);
-        if (!v.inlineFits(w) || verifyReads
+        if (!v.inlineValueFits(klen, vl) || verifyReads
                 && v.inlineChecksum(b, klen, vl) != v.segment.getInt(b + BucketLayout.CHECKSUM)) {
             return damaged(v, b, w);
         }

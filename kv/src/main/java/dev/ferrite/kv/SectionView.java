@@ -51,6 +51,8 @@ final class SectionView {
     final boolean reaches;
     /** Bits a home word is read with: none, or every reach bit where the buckets keep no reach (unbounded). */
     private final long reachFill;
+    /** The longest key a bucket holds inline within the map's limit: a longer one matches no inline word. */
+    final int inlineKeyMax;
 
     private SectionView(Segment segment, int section, long generation, int buckets, int bucketSize, long heapStart,
                         long heapEnd, int maxKey, int maxValue, boolean reaches) {
@@ -66,6 +68,7 @@ final class SectionView {
         this.bucketSize = bucketSize;
         this.heapStart = heapStart;
         this.heapEnd = heapEnd;
+        this.inlineKeyMax = Math.min(maxKey, bucketSize - BucketLayout.KEY);
     }
 
     /**
@@ -142,21 +145,11 @@ final class SectionView {
     }
 
     /**
-     * @param home     offset of a home bucket
-     * @param homeWord its word
-     * @param tableEnd offset of the table's end ({@link #heapStart})
-     * @return offset of the bucket after the last a probe from that home reads (a key's entry lies
-     *         before it, if it is in the table): past the home's reach, or the home itself (the whole
-     *         table, up to an empty bucket) where the reach is unbounded or the buckets keep none.
-     *         Within the table whatever the word holds: a reach is below {@link SectionLayout#MIN_BUCKETS}.
+     * @return how many buckets after a home a probe from it reads, from the home's word:
+     *         {@link BucketLayout#REACH_UNBOUNDED} where the reach is unbounded or the buckets keep none
      */
-    long probeEnd(long home, long homeWord, long tableEnd) {
-        long reach = (homeWord | reachFill) >>> BucketLayout.REACH_SHIFT & BucketLayout.REACH_UNBOUNDED;
-        if (reach == BucketLayout.REACH_UNBOUNDED) {
-            return home;
-        }
-        long end = home + (reach + 1) * bucketSize;
-        return end < tableEnd ? end : end - (tableEnd - TABLE);
+    int reachOf(long homeWord) {
+        return BucketLayout.reach(homeWord | reachFill);
     }
 
     /**
@@ -193,6 +186,11 @@ final class SectionView {
     boolean wordStill(long bucketAt, long word) {
         VarHandle.acquireFence();
         return UncheckedAccess.getLongVolatile(memory, bucketAt) == word;
+    }
+
+    /** @return whether a value of that length fits the map's limit and a bucket inline beside a key of {@code klen} bytes */
+    boolean inlineValueFits(int klen, int vl) {
+        return vl <= maxValue && BucketLayout.fitsInline(bucketSize, klen, vl);
     }
 
     /** @return whether an inline word's lengths are within the map's limits and its bucket */

@@ -120,6 +120,32 @@ class MapReachTest {
         }
     }
 
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ferrite.kv.MapTargets#backends")
+    void everyReachUnboundedProbesOnToAnEmptyBucketAcrossTheTablesEnd(String backend) {
+        try (ChunkPool pool = MapTargets.anonymousPool(backend); FerriteMap<String, String> map = denseMap(pool)) {
+            byte[] any = "k0".getBytes(StandardCharsets.UTF_8);
+            try (Segment s = MapBytes.sectionOf(pool, "m", MapStore.hash(any, 0, any.length))) {
+                int buckets = s.getInt(SectionLayout.BUCKETS);
+                int size = s.getInt(SectionLayout.BUCKET_SIZE);
+                assertTrue(BucketLayout.kind(s.getLong(SectionLayout.bucketAt(buckets - 1, size))) != BucketLayout.EMPTY,
+                        "the table's last bucket is in use: some probes wrap to its first");
+                for (int i = 0; i < buckets; i++) {
+                    long at = SectionLayout.bucketAt(i, size);
+                    long w = s.getLong(at);
+                    if (BucketLayout.kind(w) != BucketLayout.EMPTY) {
+                        s.putLongVolatile(at, w | BucketLayout.REACH_BITS); // unbounded: probe to an empty bucket
+                    }
+                }
+            }
+            for (int i = 0; i < DENSE_KEYS; i++) {
+                assertEquals("v" + i, map.get("k" + i), "k" + i);
+                assertFalse(map.containsKey("absent" + i), "absent" + i);
+            }
+            assertEquals(0, map.verify(), "an unbounded reach covers every entry");
+        }
+    }
+
     /** @return the offset in its section of a key's home bucket */
     private static long homeBucket(Segment section, byte[] key) {
         int home = SectionLayout.home(MapStore.hash(key, 0, key.length), section.getInt(SectionLayout.BUCKETS));
