@@ -146,7 +146,9 @@ final class SectionView {
 
     /**
      * @return how many buckets after a home a probe from it reads, from the home's word:
-     *         {@link BucketLayout#REACH_UNBOUNDED} where the reach is unbounded or the buckets keep none
+     *         {@link BucketLayout#REACH_UNBOUNDED} where the reach is unbounded or the buckets keep none.
+     *         A bounded reach is below {@link SectionLayout#MIN_BUCKETS}, whatever the word holds: a
+     *         probe within it never comes round to its home again.
      */
     int reachOf(long homeWord) {
         return BucketLayout.reach(homeWord | reachFill);
