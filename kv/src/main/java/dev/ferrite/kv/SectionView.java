@@ -198,8 +198,7 @@ final class SectionView {
     /** @return whether an inline word's lengths are within the map's limits and its bucket */
     boolean inlineFits(long word) {
         int k = BucketLayout.keyLength(word);
-        int vl = BucketLayout.valueLength(word);
-        return k <= maxKey && vl <= maxValue && BucketLayout.fitsInline(bucketSize, k, vl);
+        return k <= maxKey && inlineValueFits(k, BucketLayout.valueLength(word));
     }
 
     /** @return the checksum of the inline entry's bytes, as they are, in the bucket at {@code bucketAt} */
